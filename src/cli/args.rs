@@ -1,0 +1,144 @@
+//! clap definitions. Values that depend on the rule and target tables
+//! (`--select`, `--target`) are checked after parsing, against those tables,
+//! so their error messages can suggest the nearest valid value.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::engine::parse_size;
+use crate::report::Format;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolaudit",
+    version,
+    about = "Static audit of LLM tool definitions: names providers reject, broken schema \
+             contracts, and tool calls that fail silently",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Find tool definitions under PATH and report their problems
+    Scan(ScanArgs),
+    /// List the tool definitions toolaudit finds (what it believes the tool surface is)
+    Tools(ToolsArgs),
+    /// List the rules, or with --targets the target profiles
+    Rules(RulesArgs),
+    /// Show a rule's documentation
+    Explain {
+        /// A rule code (N101) or name (invalid-tool-name)
+        rule: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Files or directories to scan [default: .]
+    pub paths: Vec<PathBuf>,
+
+    /// Skip paths matching GLOB (gitignore syntax); repeatable
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Also scan hidden files and directories
+    #[arg(long)]
+    pub hidden: bool,
+
+    /// Do not honour .gitignore and .ignore files
+    #[arg(long)]
+    pub no_ignore: bool,
+
+    /// Skip (and report) files larger than SIZE, e.g. 4MiB, 512KiB
+    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size)]
+    pub max_file_size: u64,
+
+    /// Worker threads; 0 means one per core
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+
+    /// Provider profiles to check names against, comma-separated, e.g.
+    /// anthropic,openai (see `toolaudit rules --targets`); `default`, `all`
+    #[arg(long, value_name = "TARGET", value_delimiter = ',')]
+    pub target: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Write the report to FILE (atomically) instead of standard output
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Rules to run: codes, code prefixes or families (N101, N10, N, M2, ALL); comma-separated
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub select: Vec<String>,
+
+    /// Rules not to run, in the same form as --select
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+
+    /// Exit with 1 when a finding at or above this severity is reported
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+
+    /// When to colour human output
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Do not print messages about the scan itself (skipped files) to stderr
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// List the target profiles instead of the rules
+    #[arg(long)]
+    pub targets: bool,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
+}

@@ -1,0 +1,392 @@
+//! The command line: clap definitions, and the glue that turns flags into
+//! [`ScanOptions`], runs the engine and writes the report. The only module
+//! that prints or decides exit codes.
+
+mod args;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result};
+use clap::Parser;
+
+pub use args::{
+    Cli, ColorChoice, Command, FailOn, InputArgs, ListFormat, RulesArgs, ScanArgs, ToolsArgs,
+};
+
+use crate::discover::WalkOptions;
+use crate::engine::{self, Scan, ScanOptions};
+use crate::model::Severity;
+use crate::report::{self, Format, Report};
+use crate::rules::{self, FAMILIES, REGISTRY};
+use crate::targets::{self, TARGETS};
+
+/// Exit codes, as documented in README.md.
+pub mod exit {
+    pub const CLEAN: u8 = 0;
+    pub const FINDINGS: u8 = 1;
+    pub const ERROR: u8 = 2;
+}
+
+/// Entry point for the binary.
+pub fn main() -> ExitCode {
+    run_with_args(std::env::args_os())
+}
+
+/// Parses `args` and runs the command; for tests and for `main`.
+pub fn run_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                exit::ERROR
+            } else {
+                exit::CLEAN
+            });
+        }
+    };
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::from(exit::CLEAN);
+            }
+            eprintln!("toolaudit: error: {err:#}");
+            ExitCode::from(exit::ERROR)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Scan(args) => scan(args),
+        Command::Tools(args) => tools(args),
+        Command::Rules(args) => list_rules(args),
+        Command::Explain { rule } => explain(&rule),
+    }
+}
+
+fn scan_options(input: &InputArgs, select: &[String], ignore: &[String]) -> Result<ScanOptions> {
+    Ok(ScanOptions {
+        walk: WalkOptions {
+            paths: input.paths.clone(),
+            excludes: input.exclude.clone(),
+            hidden: input.hidden,
+            no_ignore: input.no_ignore,
+            threads: input.threads,
+        },
+        max_file_size: input.max_file_size,
+        targets: targets::resolve(&input.target)?,
+        rules: rules::select(select, ignore)?,
+    })
+}
+
+/// The enclosing git work tree of `cwd`, else `cwd` itself.
+fn project_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+fn print_notifications(scan: &Scan) {
+    let mut err = std::io::stderr().lock();
+    for n in &scan.notifications {
+        let _ = match &n.path {
+            Some(p) => writeln!(err, "toolaudit: {}: {p}: {}", n.level, n.message),
+            None => writeln!(err, "toolaudit: {}: {}", n.level, n.message),
+        };
+    }
+}
+
+fn scan(args: ScanArgs) -> Result<u8> {
+    let opts = scan_options(&args.input, &args.select, &args.ignore)?;
+    let result = engine::scan(&opts)?;
+    if !args.quiet {
+        print_notifications(&result);
+    }
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let color = args.format == Format::Human
+        && args.output.is_none()
+        && match args.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        };
+    let report = Report {
+        scan: &result,
+        rules: &opts.rules,
+        targets: &opts.targets,
+        root: project_root(&cwd),
+        cwd,
+        color,
+    };
+    let text = report::render(args.format, &report);
+    match &args.output {
+        Some(path) => write_atomically(path, text.as_bytes())?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .context("cannot write to standard output")?;
+        }
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Note => Severity::Note,
+    };
+    Ok(if result.had_errors() {
+        exit::ERROR
+    } else if result.diagnostics.iter().any(|d| d.severity >= threshold) {
+        exit::FINDINGS
+    } else {
+        exit::CLEAN
+    })
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it into
+/// place, so a reader never sees half a report.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".toolaudit-")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+fn tools(args: ToolsArgs) -> Result<u8> {
+    // Extraction only: no rule runs.
+    let mut opts = scan_options(&args.input, &[], &[])?;
+    opts.rules.clear();
+    let result = engine::scan(&opts)?;
+    print_notifications(&result);
+    let mut out = String::new();
+    match args.format {
+        ListFormat::Json => {
+            let tools: Vec<serde_json::Value> = result
+                .tools
+                .iter()
+                .map(|t| {
+                    let at = t.file.line_col(t.name.span.start);
+                    serde_json::json!({
+                        "name": t.name.value,
+                        "format": t.format,
+                        "file": t.file.display,
+                        "line": at.line,
+                        "column": at.column,
+                        "pointer": t.pointer,
+                        "description": t.description.as_ref().map(|d| &d.value),
+                        "parameters": t.parameter_names(),
+                        "strict": t.strict,
+                    })
+                })
+                .collect();
+            let doc = serde_json::json!({"version": 1, "tools": tools});
+            out = serde_json::to_string_pretty(&doc)?;
+            out.push('\n');
+        }
+        ListFormat::Table => {
+            let rows: Vec<[String; 4]> = result
+                .tools
+                .iter()
+                .map(|t| {
+                    let at = t.file.line_col(t.name.span.start);
+                    let params = t.parameter_names();
+                    let shown = if params.len() > 6 {
+                        format!("{} (+{} more)", params[..6].join(", "), params.len() - 6)
+                    } else {
+                        params.join(", ")
+                    };
+                    [
+                        t.name.value.escape_debug().to_string(),
+                        t.format.as_str().to_string(),
+                        format!("{}:{}:{}", t.file.display, at.line, at.column),
+                        shown,
+                    ]
+                })
+                .collect();
+            table(
+                &mut out,
+                ["NAME", "FORMAT", "DEFINED AT", "PARAMETERS"],
+                &rows,
+            );
+            let files: std::collections::BTreeSet<&str> = result
+                .tools
+                .iter()
+                .map(|t| t.file.display.as_str())
+                .collect();
+            out.push_str(&format!(
+                "\n{} in {} ({} scanned).\n",
+                report::plural(result.tools.len(), "tool"),
+                report::plural(files.len(), "file"),
+                report::plural(result.files_scanned, "file"),
+            ));
+        }
+    }
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(if result.had_errors() {
+        exit::ERROR
+    } else {
+        exit::CLEAN
+    })
+}
+
+fn table<const N: usize>(out: &mut String, header: [&str; N], rows: &[[String; N]]) {
+    let mut widths = header.map(|h| h.chars().count());
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut line = |cells: Vec<&str>| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            if i + 1 == N {
+                s.push_str(cell);
+            } else {
+                s.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        out.push_str(s.trim_end());
+        out.push('\n');
+    };
+    line(header.to_vec());
+    for row in rows {
+        line(row.iter().map(String::as_str).collect());
+    }
+}
+
+fn list_rules(args: RulesArgs) -> Result<u8> {
+    let mut out = String::new();
+    if args.targets {
+        match args.format {
+            ListFormat::Table => {
+                let rows: Vec<[String; 5]> = TARGETS
+                    .iter()
+                    .map(|t| {
+                        [
+                            t.id.to_string(),
+                            if t.default { "yes" } else { "no" }.to_string(),
+                            format!("{} ({})", t.names.max_len, t.names.level),
+                            t.as_of.to_string(),
+                            format!("{}: {}", t.title, t.source),
+                        ]
+                    })
+                    .collect();
+                table(
+                    &mut out,
+                    ["TARGET", "DEFAULT", "MAX NAME", "AS OF", "SOURCE"],
+                    &rows,
+                );
+            }
+            ListFormat::Json => {
+                let v: Vec<serde_json::Value> = TARGETS
+                    .iter()
+                    .map(|t| {
+                        serde_json::json!({
+                            "id": t.id, "title": t.title, "default": t.default,
+                            "name_punctuation": t.names.punctuation,
+                            "name_letter_or_underscore_first": t.names.letter_or_underscore_first,
+                            "name_max_len": t.names.max_len,
+                            "name_warn_len": t.names.warn_len.map(|w| w.0),
+                            "level": t.names.level,
+                            "source": t.source, "as_of": t.as_of,
+                        })
+                    })
+                    .collect();
+                out = serde_json::to_string_pretty(&v)? + "\n";
+            }
+        }
+    } else {
+        match args.format {
+            ListFormat::Table => {
+                let rows: Vec<[String; 5]> = REGISTRY
+                    .iter()
+                    .map(|e| {
+                        let m = e.meta();
+                        [
+                            e.code.to_string(),
+                            m.name.clone(),
+                            m.family.clone(),
+                            m.severity.to_string(),
+                            m.summary.clone(),
+                        ]
+                    })
+                    .collect();
+                table(
+                    &mut out,
+                    ["CODE", "NAME", "FAMILY", "SEVERITY", "SUMMARY"],
+                    &rows,
+                );
+                out.push_str("\nFamilies:\n");
+                for f in FAMILIES {
+                    out.push_str(&format!(
+                        "  {:<3} {:<16} {}\n",
+                        f.id, f.title, f.description
+                    ));
+                }
+            }
+            ListFormat::Json => {
+                let v: Vec<serde_json::Value> = REGISTRY
+                    .iter()
+                    .map(|e| {
+                        let m = e.meta();
+                        serde_json::json!({
+                            "code": e.code, "name": m.name, "family": m.family,
+                            "severity": m.severity, "summary": m.summary, "since": m.since,
+                            "help_uri": report::help_uri(e.code),
+                        })
+                    })
+                    .collect();
+                out = serde_json::to_string_pretty(&v)? + "\n";
+            }
+        }
+    }
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(exit::CLEAN)
+}
+
+fn explain(given: &str) -> Result<u8> {
+    let e = rules::lookup(given)?;
+    let m = e.meta();
+    let fam = e.family();
+    let text = format!(
+        "# {} {}\n\nFamily {} ({}); default severity {}; since {}.\n{}\n\n{}\n",
+        e.code,
+        m.name,
+        fam.id,
+        fam.title,
+        m.severity,
+        m.since,
+        m.summary,
+        e.docs.trim_end()
+    );
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(exit::CLEAN)
+}

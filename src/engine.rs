@@ -1,0 +1,264 @@
+//! The pipeline: discover → read → parse → extract → rules → sort.
+//!
+//! The only module that runs threads. Each file is read and parsed once on a
+//! rayon worker, its tools are extracted and checked, and its tree is
+//! dropped before the worker moves on; whole-inventory rules run after the
+//! merge. Findings are sorted once at the end, so output is identical for
+//! any thread count.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::discover::{self, Candidate, FileKind, WalkOptions, display_path};
+use crate::error::Error;
+use crate::extract::manifest;
+use crate::model::{Diagnostic, Notification, Severity, ToolDef};
+use crate::rules::{Context, RuleEntry};
+use crate::source::SourceFile;
+use crate::syntax::{json, yaml};
+use crate::targets::Target;
+
+/// Files larger than this are skipped (with a notification) unless
+/// `--max-file-size` says otherwise.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
+
+pub struct ScanOptions {
+    pub walk: WalkOptions,
+    pub max_file_size: u64,
+    pub targets: Vec<&'static Target>,
+    pub rules: Vec<&'static RuleEntry>,
+}
+
+/// Everything a scan found, sorted.
+pub struct Scan {
+    /// Files that were read and parsed.
+    pub files_scanned: usize,
+    pub tools: Vec<ToolDef>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub notifications: Vec<Notification>,
+}
+
+impl Scan {
+    /// True when some input could not be read: the run is incomplete.
+    pub fn had_errors(&self) -> bool {
+        self.notifications
+            .iter()
+            .any(|n| n.level == Severity::Error)
+    }
+}
+
+#[derive(Default)]
+struct Outcome {
+    parsed: bool,
+    tools: Vec<ToolDef>,
+    diagnostics: Vec<Diagnostic>,
+    notifications: Vec<Notification>,
+}
+
+pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.walk.threads)
+        .build()
+        .map_err(|e| Error::ThreadPool {
+            threads: opts.walk.threads,
+            message: e.to_string(),
+        })?;
+    let (candidates, mut notifications) = discover::discover(&opts.walk)?;
+    let cx = Context {
+        targets: &opts.targets,
+    };
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        candidates
+            .par_iter()
+            .map(|c| process(c, opts, &cx))
+            .collect()
+    });
+
+    let mut files_scanned = 0;
+    let mut tools = Vec::new();
+    let mut diagnostics = Vec::new();
+    for o in outcomes {
+        files_scanned += usize::from(o.parsed);
+        tools.extend(o.tools);
+        diagnostics.extend(o.diagnostics);
+        notifications.extend(o.notifications);
+    }
+    tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
+
+    let mut groups: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
+    for t in &tools {
+        groups.entry(&t.group).or_default().push(t);
+    }
+    let group_findings: Vec<Diagnostic> = pool.install(|| {
+        groups
+            .par_iter()
+            .flat_map_iter(|(_, members)| {
+                let mut out = Vec::new();
+                for entry in &opts.rules {
+                    entry.rule.check_group(&cx, members, &mut out);
+                }
+                out
+            })
+            .collect()
+    });
+    drop(groups);
+    diagnostics.extend(group_findings);
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    notifications.sort();
+    Ok(Scan {
+        files_scanned,
+        tools,
+        diagnostics,
+        notifications,
+    })
+}
+
+fn process(c: &Candidate, opts: &ScanOptions, cx: &Context) -> Outcome {
+    let display = display_path(&c.path);
+    let mut out = Outcome::default();
+    let mut notify = |level, message: String| {
+        out.notifications.push(Notification {
+            level,
+            path: Some(display.clone()),
+            message,
+        })
+    };
+    let bytes = match read_capped(&c.path, opts.max_file_size) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            notify(
+                Severity::Warning,
+                format!(
+                    "skipped: larger than the {} size cap (raise it with --max-file-size)",
+                    human_size(opts.max_file_size)
+                ),
+            );
+            return out;
+        }
+        Err(e) => {
+            notify(Severity::Error, format!("could not read: {e}"));
+            return out;
+        }
+    };
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        notify(
+            Severity::Warning,
+            format!("skipped: binary file (NUL byte at offset {at})"),
+        );
+        return out;
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            notify(
+                Severity::Warning,
+                format!("skipped: not valid UTF-8 (invalid byte at offset {at})"),
+            );
+            return out;
+        }
+    };
+    let file = Arc::new(SourceFile::new(c.path.clone(), display.clone(), text));
+    let parsed = match c.kind {
+        FileKind::Json => json::parse(&file.text).map(|d| d.into_iter().collect::<Vec<_>>()),
+        FileKind::Yaml => yaml::parse(&file.text),
+    };
+    let docs = match parsed {
+        Ok(docs) => docs,
+        Err(e) => {
+            let at = file.line_col(e.offset);
+            let lang = if c.kind == FileKind::Json {
+                "JSON"
+            } else {
+                "YAML"
+            };
+            notify(
+                Severity::Warning,
+                format!(
+                    "not checked: invalid {lang} at line {}, column {}: {}",
+                    at.line, at.column, e.message
+                ),
+            );
+            return out;
+        }
+    };
+    out.parsed = true;
+    if docs.is_empty() {
+        notify(Severity::Note, "empty file: nothing to check".into());
+        return out;
+    }
+    out.tools = manifest::extract(&file, &docs);
+    drop(docs);
+    for tool in &out.tools {
+        for entry in &opts.rules {
+            entry.rule.check_tool(cx, tool, &mut out.diagnostics);
+        }
+    }
+    out
+}
+
+/// Reads a file unless it is larger than `cap` bytes (`Ok(None)`).
+fn read_capped(path: &std::path::Path, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    if file.metadata()?.len() > cap {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    // The file may grow between stat and read; never read past the cap.
+    file.take(cap + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= cap).then_some(bytes))
+}
+
+pub fn human_size(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * KIB;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// Parses `4MiB`, `512KiB`, `1M`, `2k` or a plain number of bytes.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("invalid size `{s}`; use bytes or a unit such as 4MiB or 512KiB"))?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
+        other => {
+            return Err(format!(
+                "unknown size unit `{other}` in `{s}`; use KiB, MiB or GiB"
+            ));
+        }
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("size `{s}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4MiB"), Ok(4 * 1024 * 1024));
+        assert_eq!(parse_size("512k"), Ok(512 * 1024));
+        assert_eq!(parse_size("100"), Ok(100));
+        assert!(parse_size("4 parsecs").is_err());
+        assert!(parse_size("").is_err());
+        assert_eq!(human_size(DEFAULT_MAX_FILE_SIZE), "4 MiB");
+        assert_eq!(human_size(1000), "1000 bytes");
+    }
+}

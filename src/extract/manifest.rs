@@ -1,0 +1,335 @@
+//! Tool definitions in JSON and YAML documents, recognised by shape.
+//!
+//! File names say nothing reliable (`tools.json` may be anything and a
+//! `tools/list` dump may be called `snapshot.json`), so every object in every
+//! document is matched against the wire shapes of the MCP and provider APIs.
+//! The shapes are strict enough that `package.json`, `tsconfig.json`, lock
+//! files, MCP registry `server.json` entries and MCP resources (which have a
+//! `name` but no schema) produce nothing.
+//!
+//! Subtrees that *mention* tools without defining them (`tool_choice`, the
+//! `tool_calls` of a chat transcript) are not entered, and the inside of a
+//! recognised tool is not searched for further tools.
+
+use std::sync::Arc;
+
+use crate::model::{Spanned, ToolDef, ToolFormat};
+use crate::source::SourceFile;
+use crate::syntax::{Node, NodeKind, pointer_token};
+
+/// Keys whose values refer to tools by name or record calls to them.
+const REFERENCE_KEYS: &[&str] = &[
+    "tool_choice",
+    "toolChoice",
+    "tool_calls",
+    "toolCalls",
+    "function_call",
+    "functionCall",
+    "allowed_tools",
+    "allowedTools",
+];
+
+const GEMINI_ARRAYS: &[&str] = &["functionDeclarations", "function_declarations"];
+
+/// Extracts every tool definition in the documents of one file.
+pub fn extract(file: &Arc<SourceFile>, docs: &[Node]) -> Vec<ToolDef> {
+    let mut out = Vec::new();
+    for (index, doc) in docs.iter().enumerate() {
+        let mut walker = Walker {
+            file,
+            doc: index,
+            out: &mut out,
+        };
+        walker.visit(doc, "", Context::Root);
+    }
+    out
+}
+
+#[derive(Clone, Copy)]
+enum Context<'a> {
+    /// The document root.
+    Root,
+    /// A member value of the object at `container`.
+    Member { container: &'a str },
+    /// An element of the array at `container`, itself the value of `key`.
+    Element {
+        container: &'a str,
+        key: Option<&'a str>,
+    },
+}
+
+struct Walker<'a> {
+    file: &'a Arc<SourceFile>,
+    doc: usize,
+    out: &'a mut Vec<ToolDef>,
+}
+
+impl Walker<'_> {
+    fn visit(&mut self, node: &Node, pointer: &str, cx: Context<'_>) {
+        match &node.kind {
+            NodeKind::Object(members) => {
+                let array_key = match cx {
+                    Context::Element { key, .. } => key,
+                    _ => None,
+                };
+                if let Some(found) = recognize(node, array_key) {
+                    self.push(node, pointer, cx, found);
+                    return;
+                }
+                for m in members {
+                    if REFERENCE_KEYS.contains(&m.key.as_str()) {
+                        continue;
+                    }
+                    let child = format!("{pointer}/{}", pointer_token(&m.key));
+                    if let NodeKind::Array(_) = m.value.kind {
+                        // Arrays hand their own pointer and key to their elements.
+                        self.visit_array(&m.value, &child, Some(&m.key));
+                    } else {
+                        self.visit(&m.value, &child, Context::Member { container: pointer });
+                    }
+                }
+            }
+            NodeKind::Array(_) => self.visit_array(node, pointer, None),
+            _ => {}
+        }
+    }
+
+    fn visit_array(&mut self, node: &Node, pointer: &str, key: Option<&str>) {
+        for (i, item) in node.items().unwrap_or_default().iter().enumerate() {
+            let child = format!("{pointer}/{i}");
+            self.visit(
+                item,
+                &child,
+                Context::Element {
+                    container: pointer,
+                    key,
+                },
+            );
+        }
+    }
+
+    fn push(&mut self, node: &Node, pointer: &str, cx: Context<'_>, f: Found<'_>) {
+        let group = match cx {
+            // A file that is one tool: its siblings are the files beside it.
+            Context::Root => {
+                let dir = self
+                    .file
+                    .display
+                    .rsplit_once('/')
+                    .map_or("", |(dir, _)| dir);
+                format!("dir:{dir}")
+            }
+            Context::Member { container } | Context::Element { container, .. } => {
+                format!("{}#{}:{}", self.file.display, self.doc, container)
+            }
+        };
+        let spanned = |n: &Node| {
+            n.as_str().map(|s| Spanned {
+                value: s.to_string(),
+                span: n.span,
+            })
+        };
+        let Some(name) = spanned(f.name) else { return };
+        self.out.push(ToolDef {
+            name,
+            description: f.description.and_then(spanned),
+            input_schema: f.schema.cloned(),
+            strict: f.strict,
+            format: f.format,
+            file: Arc::clone(self.file),
+            span: node.span,
+            pointer: format!("{pointer}{}", f.name_prefix),
+            group,
+        });
+    }
+}
+
+struct Found<'n> {
+    format: ToolFormat,
+    name: &'n Node,
+    /// Pointer from the definition to the object holding `name`.
+    name_prefix: &'static str,
+    description: Option<&'n Node>,
+    schema: Option<&'n Node>,
+    strict: Option<bool>,
+}
+
+fn is_str(node: Option<&Node>) -> bool {
+    node.is_some_and(|n| n.as_str().is_some())
+}
+
+/// Matches one object against the known wire shapes.
+fn recognize<'n>(obj: &'n Node, array_key: Option<&str>) -> Option<Found<'n>> {
+    let found = |format, holder: &'n Node, name_prefix, schema: Option<&'n Node>| {
+        Some(Found {
+            format,
+            name: holder.get("name")?,
+            name_prefix,
+            description: holder.get("description"),
+            schema,
+            strict: holder.get("strict").and_then(Node::as_bool),
+        })
+    };
+
+    // AWS Bedrock Converse: {"toolSpec": {"name", "description", "inputSchema": {"json": {...}}}}
+    if let Some(spec) = obj.get("toolSpec").filter(|s| is_str(s.get("name"))) {
+        let schema = spec.get("inputSchema").map(|s| s.get("json").unwrap_or(s));
+        return found(ToolFormat::Bedrock, spec, "/toolSpec", schema);
+    }
+    let typed_function = obj.get("type").and_then(Node::as_str) == Some("function");
+    // OpenAI Chat Completions: {"type": "function", "function": {"name", "parameters"}}
+    if typed_function && let Some(func) = obj.get("function").filter(|f| is_str(f.get("name"))) {
+        if func.get("arguments").is_some() {
+            return None; // a recorded call, not a definition
+        }
+        return found(
+            ToolFormat::OpenaiChat,
+            func,
+            "/function",
+            func.get("parameters"),
+        );
+    }
+    if !is_str(obj.get("name")) || obj.get("arguments").is_some() {
+        return None;
+    }
+    if let Some(schema) = obj.get("inputSchema") {
+        return found(ToolFormat::Mcp, obj, "", Some(schema));
+    }
+    if let Some(schema) = obj.get("input_schema") {
+        return found(ToolFormat::Anthropic, obj, "", Some(schema));
+    }
+    if array_key.is_some_and(|k| GEMINI_ARRAYS.contains(&k)) {
+        let schema = [
+            "parameters",
+            "parametersJsonSchema",
+            "parameters_json_schema",
+        ]
+        .iter()
+        .find_map(|k| obj.get(k));
+        return found(ToolFormat::Gemini, obj, "", schema);
+    }
+    let parameters = obj.get("parameters");
+    // OpenAI Responses: {"type": "function", "name", "parameters"}. A bare
+    // {"type": "function", "name"} is how tool_choice names a tool.
+    if typed_function && (parameters.is_some() || obj.get("description").is_some()) {
+        return found(ToolFormat::OpenaiResponses, obj, "", parameters);
+    }
+    // Legacy OpenAI: {"functions": [{"name", "parameters"}]}
+    if array_key == Some("functions") && parameters.is_some_and(Node::is_object) {
+        return found(ToolFormat::OpenaiFunctions, obj, "", parameters);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::json;
+
+    fn tools(text: &str) -> Vec<ToolDef> {
+        let file = Arc::new(SourceFile::new("t.json".into(), "dir/t.json".into(), text));
+        let doc = json::parse(text).unwrap().into_iter().collect::<Vec<_>>();
+        extract(&file, &doc)
+    }
+
+    fn names(text: &str) -> Vec<(String, ToolFormat)> {
+        tools(text)
+            .into_iter()
+            .map(|t| (t.name.value, t.format))
+            .collect()
+    }
+
+    #[test]
+    fn recognises_every_wire_shape() {
+        use ToolFormat::*;
+        let cases = [
+            (
+                r#"{"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}"#,
+                Mcp,
+            ),
+            (
+                r#"[{"name":"a","input_schema":{"type":"object"}}]"#,
+                Anthropic,
+            ),
+            (
+                r#"{"tools":[{"type":"function","function":{"name":"a","parameters":{}}}]}"#,
+                OpenaiChat,
+            ),
+            (
+                r#"{"tools":[{"type":"function","name":"a","parameters":{}}]}"#,
+                OpenaiResponses,
+            ),
+            (
+                r#"{"functions":[{"name":"a","parameters":{}}]}"#,
+                OpenaiFunctions,
+            ),
+            (
+                r#"{"tools":[{"functionDeclarations":[{"name":"a"}]}]}"#,
+                Gemini,
+            ),
+            (
+                r#"{"toolConfig":{"tools":[{"toolSpec":{"name":"a","inputSchema":{"json":{}}}}]}}"#,
+                Bedrock,
+            ),
+        ];
+        for (text, format) in cases {
+            assert_eq!(names(text), vec![("a".to_string(), format)], "{text}");
+        }
+    }
+
+    #[test]
+    fn pointers_and_groups() {
+        let t = tools(
+            r#"{"tools":[{"type":"function","function":{"name":"a"}, "x": 1},{"name":"b","inputSchema":{}}]}"#,
+        );
+        // A chat tool with neither parameters nor description is still a tool
+        // when it sits under `function`.
+        assert_eq!(t[0].pointer, "/tools/0/function");
+        assert_eq!(t[1].pointer, "/tools/1");
+        assert_eq!(t[0].group, t[1].group);
+        assert_eq!(t[0].group, "dir/t.json#0:/tools");
+        let root = tools(r#"{"name":"a","inputSchema":{}}"#);
+        assert_eq!(root[0].group, "dir:dir");
+        assert_eq!(root[0].pointer, "");
+    }
+
+    #[test]
+    fn unrelated_json_has_no_tools() {
+        let cases = [
+            // package.json
+            r#"{"name":"my-server","version":"1.0.0","bin":{"x":"y"},"dependencies":{"zod":"^3"}}"#,
+            // tsconfig.json
+            r#"{"compilerOptions":{"target":"es2022","paths":{"name":["x"]}}}"#,
+            // package-lock.json
+            r#"{"name":"x","lockfileVersion":3,"packages":{"":{"name":"x"},"node_modules/a":{"version":"1"}}}"#,
+            // MCP registry server.json
+            r#"{"name":"io.github.acme/server","description":"d","packages":[{"registryType":"npm","identifier":"x","transport":{"type":"stdio"}}]}"#,
+            // MCP resources/list with a resource named main.rs
+            r#"{"resources":[{"uri":"file:///src/main.rs","name":"main.rs","mimeType":"text/x-rust"}]}"#,
+            // the MCP JSON Schema itself: `name` is a schema, not a string
+            r#"{"definitions":{"Tool":{"properties":{"name":{"type":"string"},"inputSchema":{"type":"object"}}}}}"#,
+            // tool choice and recorded calls
+            r#"{"tool_choice":{"type":"function","function":{"name":"a"}}}"#,
+            r#"{"tool_choice":{"type":"function","name":"a"}}"#,
+            r#"{"messages":[{"tool_calls":[{"id":"1","type":"function","function":{"name":"a","arguments":"{}"}}]}]}"#,
+            r#"{"output":[{"type":"function_call","name":"a","arguments":"{}"}]}"#,
+            r#"{"content":[{"type":"tool_use","id":"t","name":"a","input":{}}]}"#,
+            // a bare `type: function` object with a name is how tool_choice looks
+            r#"[{"type":"function","name":"a"}]"#,
+            // serverless-style `functions` map
+            r#"{"functions":{"hello":{"handler":"h.js"}}}"#,
+        ];
+        for text in cases {
+            assert!(names(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn nested_schema_objects_are_not_tools() {
+        let t = tools(
+            r#"[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"name":"b","inputSchema":{}}}}}]"#,
+        );
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].parameter_names(), vec!["x"]);
+    }
+}

@@ -1,0 +1,20 @@
+//! toolaudit: a static audit linter for LLM tool ecosystems.
+//!
+//! Pipeline (see `engine`): `discover` finds files, `syntax` parses them into
+//! span-preserving trees, `extract` turns trees into [`model::ToolDef`]s,
+//! `rules` check tools and tool lists, `report` renders the sorted findings.
+//! `cli` is the only module that prints.
+
+pub mod cli;
+pub mod discover;
+pub mod engine;
+pub mod error;
+pub mod extract;
+pub mod model;
+pub mod report;
+pub mod rules;
+pub mod source;
+pub mod syntax;
+pub mod targets;
+
+pub use error::Error;

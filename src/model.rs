@@ -1,0 +1,220 @@
+//! Plain data shared by every stage: tool definitions, diagnostics and
+//! notifications. No I/O and no logic beyond small accessors.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::source::{SourceFile, Span};
+use crate::syntax::Node;
+
+/// How serious a finding is. Ordered so that `Error > Warning > Note`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Note];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The wire shape a tool definition was written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolFormat {
+    /// MCP `Tool` (`name` + `inputSchema`), e.g. a `tools/list` result.
+    Mcp,
+    /// Anthropic Messages API tool (`name` + `input_schema`).
+    Anthropic,
+    /// OpenAI Chat Completions (`{"type":"function","function":{…}}`).
+    OpenaiChat,
+    /// OpenAI Responses API flat function tool (`{"type":"function","name":…}`).
+    OpenaiResponses,
+    /// Legacy OpenAI `functions` array (`name` + `parameters`).
+    OpenaiFunctions,
+    /// Gemini / Vertex AI `functionDeclarations` entry.
+    Gemini,
+    /// AWS Bedrock Converse `toolSpec` (`inputSchema.json`).
+    Bedrock,
+}
+
+impl ToolFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolFormat::Mcp => "mcp",
+            ToolFormat::Anthropic => "anthropic",
+            ToolFormat::OpenaiChat => "openai-chat",
+            ToolFormat::OpenaiResponses => "openai-responses",
+            ToolFormat::OpenaiFunctions => "openai-functions",
+            ToolFormat::Gemini => "gemini",
+            ToolFormat::Bedrock => "bedrock",
+        }
+    }
+}
+
+/// A string value and where it was written.
+#[derive(Clone, Debug)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// One tool definition, from whatever source it was extracted.
+#[derive(Clone, Debug)]
+pub struct ToolDef {
+    pub name: Spanned<String>,
+    pub description: Option<Spanned<String>>,
+    /// The input schema as written, with spans into `file`.
+    pub input_schema: Option<Node>,
+    /// `strict: true` on the definition (OpenAI / Anthropic strict mode).
+    pub strict: Option<bool>,
+    pub format: ToolFormat,
+    pub file: Arc<SourceFile>,
+    /// The whole definition.
+    pub span: Span,
+    /// JSON Pointer of the definition inside its document (manifests only).
+    pub pointer: String,
+    /// Tools with the same group are offered to a model together: names must
+    /// be unique within a group. For manifests, the enclosing list.
+    pub group: String,
+}
+
+impl ToolDef {
+    /// Names of the top-level properties the input schema declares.
+    pub fn parameter_names(&self) -> Vec<&str> {
+        self.input_schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Node::members)
+            .map(|m| m.iter().map(|m| m.key.as_str()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// A secondary location that explains a finding.
+#[derive(Clone, Debug)]
+pub struct Label {
+    pub file: Arc<SourceFile>,
+    pub span: Span,
+    pub message: String,
+}
+
+/// One finding of one rule.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    /// What was found, in one line.
+    pub message: String,
+    pub file: Arc<SourceFile>,
+    pub span: Span,
+    /// Short text under the primary span.
+    pub label: String,
+    pub secondary: Vec<Label>,
+    /// Why it matters to the model.
+    pub notes: Vec<String>,
+    /// What to do instead.
+    pub help: Option<String>,
+    /// The tool the finding is about, if any; part of the fingerprint.
+    pub tool: Option<String>,
+    /// JSON Pointer of the primary node, relative to the tool definition
+    /// when `tool` is set (`/name`, `/inputSchema/properties/x`), so that
+    /// adding a tool above does not change it; part of the fingerprint.
+    pub pointer: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(code: &'static str, severity: Severity, file: &Arc<SourceFile>, span: Span) -> Self {
+        Diagnostic {
+            code,
+            severity,
+            message: String::new(),
+            file: Arc::clone(file),
+            span,
+            label: String::new(),
+            secondary: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+            tool: None,
+            pointer: None,
+        }
+    }
+
+    pub fn message(mut self, m: impl Into<String>) -> Self {
+        self.message = m.into();
+        self
+    }
+
+    pub fn label(mut self, l: impl Into<String>) -> Self {
+        self.label = l.into();
+        self
+    }
+
+    pub fn secondary(mut self, file: &Arc<SourceFile>, span: Span, m: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            file: Arc::clone(file),
+            span,
+            message: m.into(),
+        });
+        self
+    }
+
+    pub fn note(mut self, n: impl Into<String>) -> Self {
+        self.notes.push(n.into());
+        self
+    }
+
+    pub fn help(mut self, h: impl Into<String>) -> Self {
+        self.help = Some(h.into());
+        self
+    }
+
+    /// Marks the finding as being about `tool`'s name.
+    pub fn for_tool_name(mut self, tool: &ToolDef) -> Self {
+        self.tool = Some(tool.name.value.clone());
+        self.pointer = Some("/name".to_string());
+        self
+    }
+
+    /// The order findings are reported in: by file, position, then code.
+    pub fn sort_key(&self) -> (&str, usize, usize, &str, &str) {
+        (
+            &self.file.display,
+            self.span.start,
+            self.span.end,
+            self.code,
+            &self.message,
+        )
+    }
+}
+
+/// Something toolaudit says about its own run: a skipped or unreadable file.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Notification {
+    /// `error` means the run is incomplete and the exit code is 2.
+    pub level: Severity,
+    pub path: Option<String>,
+    pub message: String,
+}

@@ -1,0 +1,143 @@
+//! The human format: codespan-style snippets grouped by family, then a
+//! summary per family and a line saying what was scanned.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor::Buffer};
+
+use super::{Report, count_phrase, plural};
+use crate::model::{Diagnostic, Severity};
+use crate::rules::{self, FAMILIES};
+
+pub fn render(r: &Report) -> String {
+    let mut files: SimpleFiles<String, std::sync::Arc<str>> = SimpleFiles::new();
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut id_of = |f: &crate::source::SourceFile| {
+        *ids.entry(f.display.clone())
+            .or_insert_with(|| files.add(f.display.clone(), f.text.clone()))
+    };
+    let family_of =
+        |d: &Diagnostic| rules::by_code(d.code).map_or("", |e| e.meta().family.as_str());
+
+    let mut rendered = Vec::new();
+    for fam in FAMILIES {
+        let in_family: Vec<&Diagnostic> = r
+            .scan
+            .diagnostics
+            .iter()
+            .filter(|d| family_of(d) == fam.id)
+            .collect();
+        if in_family.is_empty() {
+            continue;
+        }
+        let mut cs = Vec::new();
+        for d in &in_family {
+            let mut labels =
+                vec![Label::primary(id_of(&d.file), d.span.range()).with_message(&d.label)];
+            for l in &d.secondary {
+                labels.push(
+                    Label::secondary(id_of(&l.file), l.span.range()).with_message(&l.message),
+                );
+            }
+            let mut notes = d.notes.clone();
+            if let Some(h) = &d.help {
+                notes.push(format!("help: {h}"));
+            }
+            cs.push(
+                CsDiagnostic::new(match d.severity {
+                    Severity::Error => CsSeverity::Error,
+                    Severity::Warning => CsSeverity::Warning,
+                    Severity::Note => CsSeverity::Note,
+                })
+                .with_code(d.code)
+                .with_message(&d.message)
+                .with_labels(labels)
+                .with_notes(notes),
+            );
+        }
+        rendered.push((fam, in_family.len(), cs));
+    }
+
+    let mut buf = if r.color {
+        Buffer::ansi()
+    } else {
+        Buffer::no_color()
+    };
+    let config = term::Config::default();
+    for (fam, n, diags) in &rendered {
+        let title = format!("── {} · {} ({}) ", fam.id, fam.title, n);
+        let pad = 72usize.saturating_sub(title.chars().count());
+        let _ = std::io::Write::write_all(
+            &mut buf,
+            format!("{title}{}\n\n", "─".repeat(pad)).as_bytes(),
+        );
+        for d in diags {
+            // Rendering only fails for a span outside its file, which the
+            // parsers never produce; skip rather than abort the report.
+            let _ = term::emit_to_write_style(&mut buf, &config, &files, d);
+        }
+    }
+    let mut out = String::from_utf8_lossy(buf.as_slice()).into_owned();
+    summary(r, &mut out);
+    out
+}
+
+fn summary(r: &Report, out: &mut String) {
+    let scan = r.scan;
+    let files = plural(scan.files_scanned, "file");
+    let tools = plural(scan.tools.len(), "tool");
+    let diags = &scan.diagnostics;
+    if !diags.is_empty() {
+        out.push_str("Summary\n");
+        for fam in FAMILIES {
+            let in_family: Vec<&Diagnostic> = diags
+                .iter()
+                .filter(|d| rules::by_code(d.code).is_some_and(|e| e.meta().family == fam.id))
+                .collect();
+            if !in_family.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  {:<3} {:<17} {}",
+                    fam.id,
+                    fam.title,
+                    count_phrase(in_family)
+                );
+            }
+        }
+        let mut with_findings: Vec<&str> = diags.iter().map(|d| d.file.display.as_str()).collect();
+        with_findings.dedup();
+        with_findings.sort_unstable();
+        with_findings.dedup();
+        let _ = writeln!(
+            out,
+            "\nFound {} ({}) in {}; scanned {files} with {tools}.",
+            plural(diags.len(), "problem"),
+            count_phrase(diags),
+            plural(with_findings.len(), "file"),
+        );
+    } else if scan.tools.is_empty() {
+        let _ = writeln!(
+            out,
+            "No tool definitions found in {files} scanned; nothing to check."
+        );
+    } else {
+        let _ = writeln!(out, "No problems found; scanned {files} with {tools}.");
+    }
+    let targets: Vec<&str> = r.targets.iter().map(|t| t.id).collect();
+    let _ = writeln!(out, "Targets: {}.", targets.join(", "));
+    let skipped = scan
+        .notifications
+        .iter()
+        .filter(|n| n.level >= Severity::Warning)
+        .count();
+    if skipped > 0 {
+        let _ = writeln!(
+            out,
+            "{} about the scan itself printed on stderr.",
+            plural(skipped, "message")
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! toolaudit's own JSON format, version 1 (documented in docs/json-output.md).
+//! Fields are only ever added within a version; a removal or change of
+//! meaning bumps `version`.
+
+use serde_json::{Value, json};
+
+use super::{Report, fingerprints};
+use crate::model::Severity;
+use crate::rules;
+use crate::source::{SourceFile, Span};
+
+pub const VERSION: u32 = 1;
+
+fn position(file: &SourceFile, offset: usize) -> Value {
+    let lc = file.line_col(offset);
+    json!({"line": lc.line, "column": lc.column, "offset": offset})
+}
+
+fn range(file: &SourceFile, span: Span) -> (Value, Value) {
+    (position(file, span.start), position(file, span.end))
+}
+
+pub fn render(r: &Report) -> String {
+    let fps = fingerprints(r);
+    let findings: Vec<Value> = r
+        .scan
+        .diagnostics
+        .iter()
+        .zip(fps)
+        .map(|(d, fp)| {
+            let meta = rules::by_code(d.code).map(|e| e.meta());
+            let (start, end) = range(&d.file, d.span);
+            let labels: Vec<Value> = d
+                .secondary
+                .iter()
+                .map(|l| {
+                    let (start, end) = range(&l.file, l.span);
+                    json!({"file": l.file.display, "start": start, "end": end, "message": l.message})
+                })
+                .collect();
+            json!({
+                "code": d.code,
+                "name": meta.map(|m| m.name.as_str()),
+                "family": meta.map(|m| m.family.as_str()),
+                "severity": d.severity,
+                "message": d.message,
+                "file": d.file.display,
+                "start": start,
+                "end": end,
+                "label": d.label,
+                "labels": labels,
+                "notes": d.notes,
+                "help": d.help,
+                "tool": d.tool,
+                "pointer": d.pointer,
+                "fingerprint": fp,
+            })
+        })
+        .collect();
+    let mut by_severity = serde_json::Map::new();
+    for s in Severity::ALL {
+        let n = r
+            .scan
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == s)
+            .count();
+        by_severity.insert(s.as_str().into(), json!(n));
+    }
+    let mut by_rule = serde_json::Map::new();
+    for d in &r.scan.diagnostics {
+        let n = by_rule.entry(d.code).or_insert(json!(0));
+        *n = json!(n.as_u64().unwrap_or(0) + 1);
+    }
+    let doc = json!({
+        "version": VERSION,
+        "toolaudit": env!("CARGO_PKG_VERSION"),
+        "targets": r.targets.iter().map(|t| t.id).collect::<Vec<_>>(),
+        "rules": r.rules.iter().map(|e| e.code).collect::<Vec<_>>(),
+        "summary": {
+            "files_scanned": r.scan.files_scanned,
+            "tools": r.scan.tools.len(),
+            "findings": r.scan.diagnostics.len(),
+            "by_severity": by_severity,
+            "by_rule": by_rule,
+            "complete": !r.scan.had_errors(),
+        },
+        "findings": findings,
+        "notifications": r.scan.notifications,
+    });
+    let mut s = serde_json::to_string_pretty(&doc).expect("a serde_json::Value always serialises");
+    s.push('\n');
+    s
+}

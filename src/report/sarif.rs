@@ -1,0 +1,180 @@
+//! SARIF 2.1.0 (errata 01). One run; `rules[]` carries each enabled rule's
+//! documentation; a taxonomy holds the families M1…P and every rule and
+//! result points at its family; regions are 1-based with code-point columns;
+//! URIs are relative to `%SRCROOT%` (the project root); fingerprints survive
+//! line shifts.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::{Report, artifact, dir_uri, fingerprints, help_uri};
+use crate::model::{Diagnostic, Severity};
+use crate::rules::FAMILIES;
+use crate::source::{SourceFile, Span};
+
+pub const SCHEMA_URI: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+const TAXONOMY: &str = "toolaudit-families";
+const FINGERPRINT_KEY: &str = "toolaudit/v1";
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
+}
+
+fn family_ref(family: &str) -> Value {
+    let index = FAMILIES.iter().position(|f| f.id == family).unwrap_or(0);
+    json!({"id": family, "index": index, "toolComponent": {"name": TAXONOMY, "index": 0}})
+}
+
+fn artifact_location(r: &Report, path: &Path) -> Value {
+    let (uri, relative) = artifact(r, path);
+    if relative {
+        json!({"uri": uri, "uriBaseId": "%SRCROOT%"})
+    } else {
+        json!({"uri": uri})
+    }
+}
+
+fn location(r: &Report, file: &SourceFile, span: Span) -> Value {
+    let start = file.line_col(span.start);
+    let end = file.line_col(span.end);
+    json!({
+        "artifactLocation": artifact_location(r, &file.path),
+        "region": {
+            "startLine": start.line,
+            "startColumn": start.column,
+            "endLine": end.line,
+            "endColumn": end.column,
+            "snippet": {"text": file.slice(span)},
+        }
+    })
+}
+
+fn result(r: &Report, d: &Diagnostic, rule_index: usize, family: &str, fingerprint: &str) -> Value {
+    let mut text = d.message.clone();
+    if let Some(h) = &d.help {
+        text.push_str("\nhelp: ");
+        text.push_str(h);
+    }
+    let related: Vec<Value> = d
+        .secondary
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            json!({
+                "id": i + 1,
+                "message": {"text": l.message},
+                "physicalLocation": location(r, &l.file, l.span),
+            })
+        })
+        .collect();
+    let mut properties = json!({"family": family});
+    if let Some(t) = &d.tool {
+        properties["tool"] = json!(t);
+    }
+    if let Some(p) = &d.pointer {
+        properties["toolPointer"] = json!(p);
+    }
+    let mut res = json!({
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": level(d.severity),
+        "message": {"text": text},
+        "locations": [{"physicalLocation": location(r, &d.file, d.span)}],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+        "taxa": [family_ref(family)],
+        "properties": properties,
+    });
+    if !related.is_empty() {
+        res["relatedLocations"] = Value::Array(related);
+    }
+    res
+}
+
+pub fn render(r: &Report) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let rules: Vec<Value> = r
+        .rules
+        .iter()
+        .map(|e| {
+            let m = e.meta();
+            let fam = e.family();
+            json!({
+                "id": e.code,
+                "name": m.name,
+                "shortDescription": {"text": m.summary},
+                "fullDescription": {"text": e.doc_section("What it does").unwrap_or(&m.summary)},
+                "help": {"text": e.docs, "markdown": e.docs},
+                "helpUri": help_uri(e.code),
+                "defaultConfiguration": {"level": level(m.severity)},
+                "properties": {"tags": [fam.id, fam.title], "precision": "very-high"},
+                "relationships": [{"target": family_ref(fam.id), "kinds": ["subset"]}],
+            })
+        })
+        .collect();
+    let fps = fingerprints(r);
+    let results: Vec<Value> = r
+        .scan
+        .diagnostics
+        .iter()
+        .zip(&fps)
+        .filter_map(|(d, fp)| {
+            let index = r.rules.iter().position(|e| e.code == d.code)?;
+            Some(result(r, d, index, &r.rules[index].meta().family, fp))
+        })
+        .collect();
+    let notifications: Vec<Value> = r
+        .scan
+        .notifications
+        .iter()
+        .map(|n| {
+            let mut v = json!({"level": level(n.level), "message": {"text": n.message}});
+            if let Some(p) = &n.path {
+                v["locations"] = json!([{"physicalLocation": {
+                    "artifactLocation": artifact_location(r, Path::new(p)),
+                }}]);
+            }
+            v
+        })
+        .collect();
+    let taxa: Vec<Value> = FAMILIES
+        .iter()
+        .map(|f| json!({"id": f.id, "name": f.title, "shortDescription": {"text": f.description}}))
+        .collect();
+    let log = json!({
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "toolaudit",
+                "version": version,
+                "semanticVersion": version,
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules,
+                "supportedTaxonomies": [{"name": TAXONOMY, "index": 0}],
+            }},
+            "taxonomies": [{
+                "name": TAXONOMY,
+                "version": version,
+                "shortDescription": {"text": "toolaudit rule families: how a tool call goes wrong silently"},
+                "isComprehensive": true,
+                "taxa": taxa,
+            }],
+            "invocations": [{
+                "executionSuccessful": !r.scan.had_errors(),
+                "toolExecutionNotifications": notifications,
+            }],
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": dir_uri(&r.root)}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut s = serde_json::to_string_pretty(&log).expect("a serde_json::Value always serialises");
+    s.push('\n');
+    s
+}

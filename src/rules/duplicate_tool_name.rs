@@ -1,0 +1,42 @@
+//! N103 duplicate-tool-name: two tools with the same name in one tool list.
+
+use std::collections::HashMap;
+
+use super::{Context, Rule};
+use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::rules::invalid_tool_name::short;
+
+pub struct DuplicateToolName;
+
+impl Rule for DuplicateToolName {
+    fn check_group(&self, _cx: &Context, tools: &[&ToolDef], out: &mut Vec<Diagnostic>) {
+        let mut first: HashMap<&str, &ToolDef> = HashMap::new();
+        for &tool in tools {
+            let Some(&earlier) = first.get(tool.name.value.as_str()) else {
+                first.insert(&tool.name.value, tool);
+                continue;
+            };
+            let place = if std::ptr::eq(earlier.file.as_ref(), tool.file.as_ref()) {
+                "this tool list".to_string()
+            } else {
+                format!("`{}`", earlier.file.display)
+            };
+            out.push(
+                Diagnostic::new("N103", Severity::Error, &tool.file, tool.name.span)
+                    .message(format!(
+                        "tool name `{}` is already defined in {place}",
+                        short(&tool.name.value)
+                    ))
+                    .label("defined again here")
+                    .secondary(&earlier.file, earlier.name.span, "first defined here")
+                    .note(
+                        "Anthropic rejects the whole request (`tools: Tool names must be unique.`); \
+                         MCP clients keep one definition and silently drop the other, so the model \
+                         calls a tool whose schema it was not shown",
+                    )
+                    .help("rename or remove one of the two definitions")
+                    .for_tool_name(tool),
+            );
+        }
+    }
+}

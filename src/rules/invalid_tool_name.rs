@@ -1,0 +1,283 @@
+//! N101 invalid-tool-name: a tool name that a selected target rejects.
+
+use std::collections::BTreeMap;
+
+use super::{Context, Rule, join_and};
+use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::targets::Target;
+
+pub struct InvalidToolName;
+
+/// One thing wrong with a name, as a key that orders the message parts.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Problem {
+    Empty,
+    Char(char),
+    First(char),
+    TooLong(usize),
+    LongerThanDocumented(usize, &'static str),
+}
+
+impl Rule for InvalidToolName {
+    fn check_tool(&self, cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
+        let name = &tool.name.value;
+        let len = name.chars().count();
+        // problem -> targets that reject it, and targets that only advise against it
+        let mut problems: BTreeMap<Problem, Verdict> = BTreeMap::new();
+        let mut add = |p, sev, target: &Target| {
+            let v = problems.entry(p).or_default();
+            if sev == Severity::Error {
+                v.reject.push(target.id);
+            } else {
+                v.advise.push(target.id);
+            }
+        };
+        for t in cx.targets {
+            let rules = &t.names;
+            if name.is_empty() {
+                add(Problem::Empty, rules.level, t);
+                continue;
+            }
+            let mut seen = String::new();
+            for c in name.chars().filter(|&c| !rules.allows(c)) {
+                if !seen.contains(c) {
+                    seen.push(c);
+                    add(Problem::Char(c), rules.level, t);
+                }
+            }
+            let first = name.chars().next().unwrap_or('_');
+            if rules.allows(first) && !rules.allows_first(first) {
+                add(Problem::First(first), rules.level, t);
+            }
+            if len > rules.max_len {
+                add(Problem::TooLong(rules.max_len), rules.level, t);
+            } else if let Some((limit, why)) = rules.warn_len.filter(|(l, _)| len > *l) {
+                add(
+                    Problem::LongerThanDocumented(limit, why),
+                    Severity::Warning,
+                    t,
+                );
+            }
+        }
+        if problems.is_empty() {
+            return;
+        }
+        // A hard length limit says all a documented one would.
+        if problems.keys().any(|p| matches!(p, Problem::TooLong(_))) {
+            problems.retain(|p, _| !matches!(p, Problem::LongerThanDocumented(..)));
+        }
+        let severity = if problems.values().any(|v| !v.reject.is_empty()) {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+
+        let mut parts = Vec::new();
+        let empty = problems.contains_key(&Problem::Empty);
+        // Characters with the same verdict are reported together.
+        let mut char_groups: Vec<(Vec<char>, &Verdict)> = Vec::new();
+        for (p, v) in &problems {
+            if let Problem::Char(c) = p {
+                match char_groups.iter_mut().find(|g| g.1 == v) {
+                    Some(g) => g.0.push(*c),
+                    None => char_groups.push((vec![*c], v)),
+                }
+            }
+        }
+        for (chars, v) in &char_groups {
+            let shown: Vec<String> = chars.iter().map(|&c| show_char(c)).collect();
+            parts.push(format!(
+                "contains {} ({})",
+                join_and(&shown),
+                v.describe("rejected by {}", "outside the characters {} recommend{s}")
+            ));
+        }
+        let mut lengths = Vec::new();
+        for (p, v) in &problems {
+            match p {
+                Problem::First(c) => parts.push(format!(
+                    "starts with {} ({})",
+                    show_char(*c),
+                    v.describe("rejected by {}", "{} recommend{s} a letter or `_` first")
+                )),
+                Problem::TooLong(max) => lengths.push(v.describe(
+                    &format!("{{}} accept{{s}} at most {max}"),
+                    &format!("{{}} recommend{{s}} at most {max}"),
+                )),
+                Problem::LongerThanDocumented(limit, why) => {
+                    lengths.push(format!("over {limit} for {}: {why}", join_and(&v.advise)))
+                }
+                Problem::Empty | Problem::Char(_) => {}
+            }
+        }
+        if !lengths.is_empty() {
+            parts.push(format!("is {len} characters long ({})", lengths.join("; ")));
+        }
+
+        let mut rejecting: Vec<&str> = Vec::new();
+        for t in cx.targets {
+            if problems.values().any(|v| v.reject.contains(&t.id)) {
+                rejecting.push(t.id);
+            }
+        }
+        let label = if rejecting.is_empty() {
+            let advising: Vec<&str> = cx
+                .targets
+                .iter()
+                .map(|t| t.id)
+                .filter(|id| problems.values().any(|v| v.advise.contains(id)))
+                .collect();
+            format!("not recommended by {}", advising.join(", "))
+        } else {
+            format!("rejected by {}", rejecting.join(", "))
+        };
+        let note = if severity == Severity::Error {
+            "every request that offers this tool fails with HTTP 400, so the model loses all \
+             tools of that request, not only this one; MCP hosts drop the tool or the whole server"
+        } else {
+            "some hosts rename, cut or drop such names, so the model may call a name the server \
+             does not know"
+        };
+        let help = match suggest_name(name, cx.targets) {
+            Some(s) => format!("rename the tool to `{s}`, which every selected target accepts"),
+            None => "give the tool a name of ASCII letters, digits, `_` and `-`".to_string(),
+        };
+        out.push(
+            Diagnostic::new("N101", severity, &tool.file, tool.name.span)
+                .message(if empty {
+                    "tool name is empty".to_string()
+                } else {
+                    format!("tool name `{}` {}", short(name), parts.join("; "))
+                })
+                .label(label)
+                .note(note)
+                .help(help)
+                .for_tool_name(tool),
+        );
+    }
+}
+
+/// Which selected targets reject a problem, and which only advise against it.
+#[derive(Default, PartialEq, Eq)]
+struct Verdict {
+    reject: Vec<&'static str>,
+    advise: Vec<&'static str>,
+}
+
+impl Verdict {
+    /// Fills `{}` with the targets and `{s}` with a verb ending that agrees
+    /// with their number, e.g. "rejected by anthropic and openai; outside
+    /// the characters mcp recommends".
+    fn describe(&self, reject: &str, advise: &str) -> String {
+        let fill = |template: &str, targets: &[&str]| {
+            let s = if targets.len() == 1 { "s" } else { "" };
+            template.replace("{}", &join_and(targets)).replace("{s}", s)
+        };
+        let mut out = Vec::new();
+        if !self.reject.is_empty() {
+            out.push(fill(reject, &self.reject));
+        }
+        if !self.advise.is_empty() {
+            out.push(fill(advise, &self.advise));
+        }
+        out.join("; ")
+    }
+}
+
+/// How a character is named in a message.
+pub(crate) fn show_char(c: char) -> String {
+    match c {
+        ' ' => "a space".to_string(),
+        '`' => "a backtick".to_string(),
+        c if c.is_control() || c.is_whitespace() => format!("`{}`", c.escape_unicode()),
+        c => format!("`{c}`"),
+    }
+}
+
+/// A name shortened for messages; the span shows the whole of it.
+pub(crate) fn short(name: &str) -> String {
+    const MAX: usize = 80;
+    let escaped: String = name.chars().flat_map(char::escape_debug).collect();
+    match escaped.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &escaped[..i]),
+        None => escaped,
+    }
+}
+
+/// A name close to `name` that every target in `targets` accepts: each run
+/// of rejected characters becomes one `_`, a rejected first character gets
+/// a `_` in front, and the result is cut to the shortest limit.
+pub(crate) fn suggest_name(name: &str, targets: &[&Target]) -> Option<String> {
+    let allowed = |c: char| targets.iter().all(|t| t.names.allows(c));
+    let mut out = String::new();
+    let mut pending_sep = false;
+    for c in name.chars() {
+        if allowed(c) {
+            // One `_` for a run of rejected characters, and none beside an
+            // existing separator, so the suggestion never gains a `__`.
+            if pending_sep && !out.is_empty() && !out.ends_with(['_', '-']) && c != '_' && c != '-'
+            {
+                out.push('_');
+            }
+            pending_sep = false;
+            out.push(c);
+        } else {
+            pending_sep = true;
+        }
+    }
+    let first = out.chars().next()?;
+    if !targets.iter().all(|t| t.names.allows_first(first)) {
+        out.insert(0, '_');
+    }
+    let limit = targets
+        .iter()
+        .map(|t| {
+            t.names
+                .warn_len
+                .map_or(t.names.max_len, |(w, _)| w.min(t.names.max_len))
+        })
+        .min()
+        .unwrap_or(64);
+    if let Some((i, _)) = out.char_indices().nth(limit) {
+        out.truncate(i);
+        while out.ends_with(['_', '-']) && out.len() > 1 {
+            out.pop();
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::targets;
+
+    #[test]
+    fn suggestions_are_valid_everywhere() {
+        let all: Vec<_> = targets::TARGETS.iter().collect();
+        assert_eq!(suggest_name("fs.list", &all).as_deref(), Some("fs_list"));
+        assert_eq!(
+            suggest_name("server:tool", &all).as_deref(),
+            Some("server_tool")
+        );
+        assert_eq!(suggest_name("a: b", &all).as_deref(), Some("a_b"));
+        assert_eq!(suggest_name(" search", &all).as_deref(), Some("search"));
+        assert_eq!(
+            suggest_name("1password", &all).as_deref(),
+            Some("_1password")
+        );
+        assert_eq!(suggest_name("...", &all), None);
+        let long = "x".repeat(70);
+        assert_eq!(suggest_name(&long, &all).unwrap().len(), 64);
+        let mcp = [targets::by_id("mcp").unwrap()];
+        assert_eq!(suggest_name("fs.list", &mcp).as_deref(), Some("fs.list"));
+    }
+
+    #[test]
+    fn shown_names_are_escaped_and_short() {
+        assert_eq!(short("a\nb"), "a\\nb");
+        assert_eq!(short(&"y".repeat(100)).chars().count(), 81);
+        assert_eq!(show_char(' '), "a space");
+        assert_eq!(show_char('\t'), "`\\u{9}`");
+    }
+}

@@ -1,0 +1,301 @@
+//! The rule catalogue: the [`Rule`] trait, the registry, rule metadata read
+//! from `rules/<CODE>/{rule.toml,docs.md}`, and `--select`/`--ignore`.
+//!
+//! Rules are pure and `Sync`: they read tool definitions and push
+//! [`Diagnostic`]s. They never print, never touch the file system and never
+//! spawn threads; `engine` decides what runs where.
+
+mod ambiguous_namespace_separator;
+mod duplicate_tool_name;
+mod invalid_tool_name;
+mod sanitized_name_collision;
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::error::{Error, suggest};
+use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::targets::Target;
+
+/// A rule family: the taxonomy of DESIGN.md, used for grouping and SARIF taxa.
+#[derive(Debug)]
+pub struct Family {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+}
+
+pub static FAMILIES: &[Family] = &[
+    Family {
+        id: "M1",
+        title: "silent discard",
+        description: "An unknown, misspelled or declared-but-unread argument is dropped without telling the model.",
+    },
+    Family {
+        id: "M2",
+        title: "silent coercion",
+        description: "A present but invalid argument value becomes a default without telling the model.",
+    },
+    Family {
+        id: "M3",
+        title: "silent override",
+        description: "A requested value is clamped or replaced, or the output truncated, without telling the model.",
+    },
+    Family {
+        id: "N",
+        title: "name contract",
+        description: "Tool names that a provider rejects, or that collide once sanitised.",
+    },
+    Family {
+        id: "S",
+        title: "schema contract",
+        description: "Input schemas that are invalid, self-contradictory, or rejected by a target.",
+    },
+    Family {
+        id: "P",
+        title: "tool surface",
+        description: "The set of tools, their descriptions or schemas changed without review.",
+    },
+];
+
+pub fn family(id: &str) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.id == id)
+}
+
+/// What a rule needs to know about the run.
+pub struct Context<'a> {
+    pub targets: &'a [&'static Target],
+}
+
+pub trait Rule: Sync {
+    /// Checks one tool definition. Runs in parallel, file by file.
+    fn check_tool(&self, _cx: &Context, _tool: &ToolDef, _out: &mut Vec<Diagnostic>) {}
+
+    /// Checks the tools offered to a model together (one `ToolDef::group`,
+    /// in source order). Runs once the whole inventory is known.
+    fn check_group(&self, _cx: &Context, _tools: &[&ToolDef], _out: &mut Vec<Diagnostic>) {}
+}
+
+/// A rule with its metadata. Build with [`declare`]: one line per rule.
+pub struct RuleEntry {
+    pub code: &'static str,
+    rule_toml: &'static str,
+    pub docs: &'static str,
+    pub rule: &'static dyn Rule,
+}
+
+/// `rules/<CODE>/rule.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleMeta {
+    pub code: String,
+    pub name: String,
+    pub family: String,
+    pub severity: Severity,
+    pub summary: String,
+    pub since: String,
+}
+
+impl<'de> Deserialize<'de> for Severity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Severity::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown severity `{s}`; use error, warning or note"
+            ))
+        })
+    }
+}
+
+macro_rules! declare {
+    ($code:literal, $rule:expr) => {
+        RuleEntry {
+            code: $code,
+            rule_toml: include_str!(concat!("../../rules/", $code, "/rule.toml")),
+            docs: include_str!(concat!("../../rules/", $code, "/docs.md")),
+            rule: &$rule,
+        }
+    };
+}
+
+/// Every rule, sorted by code. Adding a rule is one line here.
+pub static REGISTRY: &[RuleEntry] = &[
+    declare!("N101", invalid_tool_name::InvalidToolName),
+    declare!("N102", sanitized_name_collision::SanitizedNameCollision),
+    declare!("N103", duplicate_tool_name::DuplicateToolName),
+    declare!(
+        "N104",
+        ambiguous_namespace_separator::AmbiguousNamespaceSeparator
+    ),
+];
+
+impl std::fmt::Debug for RuleEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code)
+    }
+}
+
+impl RuleEntry {
+    /// Parses `rule.toml`, the single source of a rule's metadata.
+    pub fn parse_meta(&self) -> Result<RuleMeta, toml::de::Error> {
+        toml::from_str(self.rule_toml)
+    }
+
+    pub fn meta(&self) -> &'static RuleMeta {
+        let index = REGISTRY
+            .iter()
+            .position(|e| e.code == self.code)
+            .expect("entries come from REGISTRY");
+        &metas()[index]
+    }
+
+    pub fn family(&self) -> &'static Family {
+        family(&self.meta().family).expect("tests/meta checks every family")
+    }
+
+    /// A section of `docs.md` (`## What it does` …), without its heading.
+    pub fn doc_section(&self, heading: &str) -> Option<&'static str> {
+        doc_section(self.docs, heading)
+    }
+}
+
+fn metas() -> &'static [RuleMeta] {
+    static METAS: OnceLock<Vec<RuleMeta>> = OnceLock::new();
+    METAS.get_or_init(|| {
+        REGISTRY
+            .iter()
+            .map(|e| {
+                e.parse_meta()
+                    .unwrap_or_else(|err| panic!("rules/{}/rule.toml: {err}", e.code))
+            })
+            .collect()
+    })
+}
+
+pub fn doc_section<'a>(docs: &'a str, heading: &str) -> Option<&'a str> {
+    let marker = format!("## {heading}\n");
+    let start = docs.find(&marker)? + marker.len();
+    let rest = &docs[start..];
+    let end = rest.find("\n## ").map_or(rest.len(), |i| i + 1);
+    Some(rest[..end].trim())
+}
+
+pub fn by_code(code: &str) -> Option<&'static RuleEntry> {
+    REGISTRY.iter().find(|e| e.code.eq_ignore_ascii_case(code))
+}
+
+/// Finds a rule by code or kebab name, or says which one was probably meant.
+pub fn lookup(given: &str) -> Result<&'static RuleEntry, Error> {
+    by_code(given)
+        .or_else(|| REGISTRY.iter().find(|e| e.meta().name == given))
+        .ok_or_else(|| Error::UnknownRule {
+            given: given.to_string(),
+            suggestion: suggest(
+                given,
+                REGISTRY
+                    .iter()
+                    .flat_map(|e| [e.code, e.meta().name.as_str()]),
+            ),
+        })
+}
+
+/// Does `selector` (`ALL`, a family such as `N` or `M2`, `M` for every M
+/// family, or a code prefix such as `N10` or `N101`) cover `entry`?
+fn covers(selector: &str, entry: &RuleEntry) -> bool {
+    selector == "ALL"
+        || entry.code.starts_with(selector)
+        || entry.meta().family.starts_with(selector)
+}
+
+fn check_selector(selector: &str) -> Result<String, Error> {
+    let s = selector.trim().to_ascii_uppercase();
+    let known_family = s == "M" || family(&s).is_some();
+    if s == "ALL" || known_family || REGISTRY.iter().any(|e| e.code.starts_with(&s)) {
+        return Ok(s);
+    }
+    let candidates = REGISTRY
+        .iter()
+        .map(|e| e.code)
+        .chain(FAMILIES.iter().map(|f| f.id));
+    Err(Error::UnknownSelector {
+        given: selector.trim().to_string(),
+        suggestion: suggest(&s, candidates),
+    })
+}
+
+/// The rules enabled by `--select` (default `ALL`) minus `--ignore`.
+pub fn select(select: &[String], ignore: &[String]) -> Result<Vec<&'static RuleEntry>, Error> {
+    let select = if select.is_empty() {
+        vec!["ALL".to_string()]
+    } else {
+        select
+            .iter()
+            .map(|s| check_selector(s))
+            .collect::<Result<_, _>>()?
+    };
+    let ignore: Vec<String> = ignore
+        .iter()
+        .map(|s| check_selector(s))
+        .collect::<Result<_, _>>()?;
+    Ok(REGISTRY
+        .iter()
+        .filter(|e| select.iter().any(|s| covers(s, e)))
+        .filter(|e| !ignore.iter().any(|s| covers(s, e)))
+        .collect())
+}
+
+/// Joins names for a message: `a`, `a and b`, `a, b and c`.
+pub(crate) fn join_and(items: &[impl AsRef<str>]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [init @ .., last] => format!(
+            "{} and {}",
+            init.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.as_ref()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(sel: &[&str], ign: &[&str]) -> Vec<&'static str> {
+        let s: Vec<String> = sel.iter().map(|s| s.to_string()).collect();
+        let i: Vec<String> = ign.iter().map(|s| s.to_string()).collect();
+        select(&s, &i).unwrap().iter().map(|e| e.code).collect()
+    }
+
+    #[test]
+    fn selection_by_family_prefix_and_code() {
+        assert_eq!(codes(&[], &[]), ["N101", "N102", "N103", "N104"]);
+        assert_eq!(codes(&["N"], &["N104"]), ["N101", "N102", "N103"]);
+        assert_eq!(codes(&["n101", "N103"], &[]), ["N101", "N103"]);
+        assert_eq!(codes(&["N10"], &["N"]), Vec::<&str>::new());
+        // A family with no rules yet is valid and selects nothing.
+        assert_eq!(codes(&["M2"], &[]), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn unknown_selectors_name_the_value_and_suggest() {
+        let err = select(&["N1011".into()], &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("`N1011`") && err.contains("did you mean `N101`"),
+            "{err}"
+        );
+        let err = select(&[], &["X9".into()]).unwrap_err().to_string();
+        assert!(err.contains("`X9`"), "{err}");
+    }
+
+    #[test]
+    fn join_and_reads_naturally() {
+        assert_eq!(join_and(&["a"]), "a");
+        assert_eq!(join_and(&["a", "b"]), "a and b");
+        assert_eq!(join_and(&["a", "b", "c"]), "a, b and c");
+    }
+}

@@ -1,0 +1,121 @@
+//! Source files as read from disk: their text, how they are displayed, and the
+//! mapping from byte offsets to 1-based lines and columns.
+//!
+//! Owns no parsing and no I/O policy; `discover` decides what to read and
+//! `syntax` turns the text into trees.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A half-open byte range `start..end` into a [`SourceFile`]'s text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        debug_assert!(start <= end);
+        Span { start, end }
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+}
+
+/// A 1-based line and column; the column counts Unicode scalar values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One file that was read and parsed.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path as it can be opened from the working directory.
+    pub path: PathBuf,
+    /// The path shown to people and written to reports: relative to the
+    /// project root where possible, always with `/` separators.
+    pub display: String,
+    pub text: Arc<str>,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(path: PathBuf, display: String, text: impl Into<Arc<str>>) -> Self {
+        let text: Arc<str> = text.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile {
+            path,
+            display,
+            text,
+            line_starts,
+        }
+    }
+
+    /// The line and column of a byte offset. Offsets inside a multi-byte
+    /// character or past the end are clamped rather than trusted.
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        let column = self.text[start..offset].chars().count() + 1;
+        LineCol {
+            line: line + 1,
+            column,
+        }
+    }
+
+    /// The text of the 1-based line `line`, without its line break.
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+
+    pub fn slice(&self, span: Span) -> &str {
+        let start = floor_char_boundary(&self.text, span.start.min(self.text.len()));
+        let end = floor_char_boundary(&self.text, span.end.min(self.text.len())).max(start);
+        &self.text[start..end]
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_from_one() {
+        let f = SourceFile::new("a".into(), "a".into(), "ab\nçd\n\nx");
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(1), LineCol { line: 1, column: 2 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        // `ç` is two bytes; `d` is the second character of line 2.
+        assert_eq!(f.line_col(5), LineCol { line: 2, column: 2 });
+        assert_eq!(f.line_col(7), LineCol { line: 3, column: 1 });
+        assert_eq!(f.line_col(8), LineCol { line: 4, column: 1 });
+        assert_eq!(f.line_col(999), LineCol { line: 4, column: 2 });
+        assert_eq!(f.line_text(2), "çd");
+        assert_eq!(f.line_text(9), "");
+    }
+}

@@ -1,0 +1,114 @@
+//! Every rule against its fixtures: everything named `bad*` under
+//! `tests/fixtures/<CODE>/` must fire that rule (snapshotted), everything
+//! named `good*` must not.
+
+use std::path::Path;
+
+use toolaudit::rules::REGISTRY;
+
+use super::util::{describe, fixtures, rel, scan};
+
+fn entries(code: &str, prefix: &str) -> Vec<std::path::PathBuf> {
+    let dir = fixtures().join(code);
+    let mut v: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .map(|p| rel(&p))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn bad_fixtures_fire_and_good_fixtures_stay_silent() {
+    for entry in REGISTRY {
+        let code = entry.code;
+        let mut snapshot = String::new();
+        for bad in entries(code, "bad") {
+            let found = scan(&[&bad], &[code], &[]).diagnostics;
+            assert!(!found.is_empty(), "{code}: {} fires nothing", bad.display());
+            assert!(found.iter().all(|d| d.code == code));
+            snapshot.push_str(&describe(&found));
+        }
+        for good in entries(code, "good") {
+            let found = scan(&[&good], &[code], &[]).diagnostics;
+            assert!(
+                found.is_empty(),
+                "{code}: {} fires:\n{}",
+                good.display(),
+                describe(&found)
+            );
+        }
+        insta::assert_snapshot!(code, snapshot);
+    }
+}
+
+/// The acceptance manifest of the walking-skeleton issue: each defect gets
+/// its finding at the exact line and column.
+#[test]
+fn name_defects_are_found_at_exact_positions() {
+    let found = scan(&[Path::new("tests/fixtures/names/bad.json")], &["N"], &[]).diagnostics;
+    let at = |code: &str, line: usize, column: usize| {
+        found.iter().any(|d| {
+            let lc = d.file.line_col(d.span.start);
+            d.code == code && lc.line == line && lc.column == column
+        })
+    };
+    assert!(at("N101", 3, 14), "fs.list\n{}", describe(&found));
+    assert!(at("N101", 4, 14), "server:tool");
+    assert!(at("N101", 5, 14), "notion/create-pages");
+    assert!(at("N101", 6, 14), "70 characters");
+    assert!(at("N102", 8, 14), "files.read vs files_read");
+    assert!(at("N103", 9, 14), "second fs.list");
+    insta::assert_snapshot!(describe(&found));
+
+    let clean = scan(&[Path::new("tests/fixtures/names/good.json")], &["N"], &[]);
+    assert_eq!(clean.tools.len(), 6);
+    assert!(
+        clean.diagnostics.is_empty(),
+        "{}",
+        describe(&clean.diagnostics)
+    );
+}
+
+#[test]
+fn portable_target_folds_case_and_dashes() {
+    let path = Path::new("tests/fixtures/N102/good.json");
+    let found = scan(&[path], &["N102"], &["portable"]).diagnostics;
+    let names: Vec<_> = found.iter().map(|d| d.tool.clone().unwrap()).collect();
+    assert_eq!(names, ["search", "get_item"], "{}", describe(&found));
+}
+
+#[test]
+fn mcp_only_accepts_dots_but_not_colons() {
+    let found = scan(
+        &[Path::new("tests/fixtures/N101/bad.json")],
+        &["N101"],
+        &["mcp"],
+    )
+    .diagnostics;
+    let tools: Vec<_> = found.iter().map(|d| d.tool.clone().unwrap()).collect();
+    assert!(!tools.contains(&"fs.list".to_string()), "{tools:?}");
+    assert!(tools.contains(&"server:tool".to_string()));
+    assert!(
+        found
+            .iter()
+            .all(|d| d.severity == toolaudit::model::Severity::Warning)
+    );
+}
+
+#[test]
+fn gemini_alone_accepts_dots_and_colons_but_not_a_leading_digit() {
+    let found = scan(
+        &[Path::new("tests/fixtures/N101/bad-gemini.json")],
+        &["N101"],
+        &["gemini"],
+    );
+    let tools: Vec<_> = found
+        .diagnostics
+        .iter()
+        .map(|d| d.tool.clone().unwrap())
+        .collect();
+    assert_eq!(tools, ["2fa_verify"]);
+}

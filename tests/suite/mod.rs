@@ -1,0 +1,6 @@
+mod cli;
+mod fixtures;
+mod meta;
+mod output;
+mod robustness;
+mod util;

@@ -1,0 +1,244 @@
+//! Output formats: snapshots of each, SARIF validated against the official
+//! 2.1.0 schema, byte-identical output for any thread count, and
+//! fingerprints that survive line shifts.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::util::{bin, root};
+
+fn run(args: &[&str]) -> (String, i32) {
+    let out = bin().args(args).output().unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap(),
+    )
+}
+
+/// The SARIF log with the machine-specific root URI replaced.
+fn sarif(args: &[&str]) -> String {
+    let mut a = vec!["scan", "--format", "sarif"];
+    a.extend_from_slice(args);
+    let (text, _) = run(&a);
+    let root_uri = format!("file://{}/", root().display());
+    text.replace(&root_uri, "file:///ROOT/")
+}
+
+#[test]
+fn human_output_snapshot() {
+    let (text, code) = run(&["scan", "examples", "--color", "never"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn human_output_uses_color_only_when_asked() {
+    let (plain, _) = run(&[
+        "scan",
+        "examples/agent/openai-tools.yaml",
+        "--color",
+        "never",
+    ]);
+    assert!(!plain.contains('\u{1b}'));
+    let (colored, _) = run(&[
+        "scan",
+        "examples/agent/openai-tools.yaml",
+        "--color",
+        "always",
+    ]);
+    assert!(colored.contains("\u{1b}["));
+}
+
+#[test]
+fn github_output_snapshot() {
+    let (text, _) = run(&[
+        "scan",
+        "examples",
+        "tests/fixtures/malformed/truncated.json",
+        "--format",
+        "github",
+    ]);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn json_output_snapshot() {
+    let (text, _) = run(&["scan", "examples/agent", "--format", "json"]);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["version"], 1);
+    assert_eq!(
+        v["summary"]["findings"],
+        v["findings"].as_array().unwrap().len()
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn sarif_output_snapshot() {
+    insta::assert_snapshot!(sarif(&["examples/mcp-gateway"]));
+}
+
+fn validator() -> jsonschema::Validator {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/schemas/sarif-schema-2.1.0.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).expect("the official schema compiles")
+}
+
+#[test]
+fn sarif_validates_against_the_official_schema() {
+    let validator = validator();
+    for args in [
+        &["examples"][..],
+        &["tests/fixtures"][..],
+        &["tests/fixtures/malformed"][..],
+        &["tests/fixtures/names/good.json"][..],
+    ] {
+        let log: Value = serde_json::from_str(&sarif(args)).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&log)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{args:?}:\n{}", errors.join("\n"));
+    }
+}
+
+#[test]
+fn sarif_has_what_code_scanning_needs() {
+    let log: Value = serde_json::from_str(&sarif(&["examples"])).unwrap();
+    let run = &log["runs"][0];
+    let driver = &run["tool"]["driver"];
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), toolaudit::rules::REGISTRY.len());
+    for r in rules {
+        assert!(r["shortDescription"]["text"].is_string());
+        assert!(r["fullDescription"]["text"].is_string());
+        assert!(
+            r["help"]["markdown"]
+                .as_str()
+                .unwrap()
+                .contains("## Why is this bad?")
+        );
+        assert!(r["helpUri"].as_str().unwrap().starts_with("https://"));
+        assert_eq!(
+            r["relationships"][0]["target"]["toolComponent"]["name"],
+            "toolaudit-families"
+        );
+    }
+    let taxa: Vec<&str> = run["taxonomies"][0]["taxa"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(taxa, ["M1", "M2", "M3", "N", "S", "P"]);
+    let results = run["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for res in results {
+        let rule_index = res["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[rule_index]["id"], res["ruleId"]);
+        let loc = &res["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        assert!(
+            loc["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+                .starts_with("examples/")
+        );
+        assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
+        assert!(loc["region"]["startColumn"].as_u64().unwrap() >= 1);
+        assert!(res["partialFingerprints"]["toolaudit/v1"].is_string());
+        assert_eq!(res["taxa"][0]["id"], "N");
+    }
+    assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+}
+
+#[test]
+fn output_is_identical_for_any_thread_count() {
+    for format in ["human", "sarif", "json", "github"] {
+        let args = |j: &str| {
+            vec![
+                "scan",
+                "examples",
+                "tests/fixtures",
+                "--format",
+                format,
+                "--color",
+                "never",
+                "-j",
+                j,
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+        };
+        let one = bin().args(args("1")).output().unwrap();
+        for j in ["2", "8"] {
+            let many = bin().args(args(j)).output().unwrap();
+            assert_eq!(
+                one.stdout, many.stdout,
+                "{format} differs between -j 1 and -j {j}"
+            );
+            assert_eq!(
+                one.stderr, many.stderr,
+                "{format} stderr differs for -j {j}"
+            );
+        }
+    }
+}
+
+fn fingerprints(dir: &Path) -> Vec<(String, String)> {
+    let out = bin()
+        .current_dir(dir)
+        .args(["scan", ".", "--format", "sarif"])
+        .output()
+        .unwrap();
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut v: Vec<(String, String)> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["ruleId"].as_str().unwrap().to_string(),
+                r["partialFingerprints"]["toolaudit/v1"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn fingerprints_survive_unrelated_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = std::fs::read_to_string(root().join("tests/fixtures/names/bad.json")).unwrap();
+    std::fs::write(dir.path().join("tools.json"), &original).unwrap();
+    let before = fingerprints(dir.path());
+    assert_eq!(before.len(), 8);
+
+    // Shift every line and add a valid tool above the others.
+    let edited = original.replacen(
+        "\"tools\": [",
+        "\n\n\"tools\": [\n    {\"name\": \"brand_new\", \"inputSchema\": {\"type\": \"object\"}},",
+        1,
+    );
+    std::fs::write(dir.path().join("tools.json"), edited).unwrap();
+    assert_eq!(fingerprints(dir.path()), before);
+
+    // A new defect is new.
+    let broken = original.replacen(
+        "\"tools\": [",
+        "\"tools\": [\n    {\"name\": \"new.bad\", \"inputSchema\": {}},",
+        1,
+    );
+    std::fs::write(dir.path().join("tools.json"), broken).unwrap();
+    let after = fingerprints(dir.path());
+    assert_eq!(after.len(), before.len() + 1);
+    assert!(before.iter().all(|f| after.contains(f)));
+}

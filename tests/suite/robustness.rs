@@ -1,0 +1,92 @@
+//! No input makes toolaudit panic: property tests over the parsers and the
+//! whole extract-and-check path.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use toolaudit::extract::manifest;
+use toolaudit::rules::{Context, REGISTRY};
+use toolaudit::source::SourceFile;
+use toolaudit::syntax::{json, yaml};
+use toolaudit::targets::TARGETS;
+
+/// JSON-ish text built from the tokens tool manifests are made of.
+fn jsonish() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        Just("{".to_string()),
+        Just("}".to_string()),
+        Just("[".to_string()),
+        Just("]".to_string()),
+        Just(",".to_string()),
+        Just(":".to_string()),
+        Just("\"name\"".to_string()),
+        Just("\"inputSchema\"".to_string()),
+        Just("\"type\"".to_string()),
+        Just("\"function\"".to_string()),
+        Just("\"functionDeclarations\"".to_string()),
+        Just("\"a.b\"".to_string()),
+        Just("\"a__b\"".to_string()),
+        Just("null".to_string()),
+        Just("-1.5e3".to_string()),
+        Just("\"\\u00e9\\ud83d\\ude00\"".to_string()),
+        Just("// c\n".to_string()),
+        "\\PC{0,3}".prop_map(|s| s),
+    ];
+    prop::collection::vec(token, 0..64).prop_map(|v| v.concat())
+}
+
+fn check_all(text: &str, docs: &[toolaudit::syntax::Node]) {
+    let file = Arc::new(SourceFile::new("p.json".into(), "p.json".into(), text));
+    let tools = manifest::extract(&file, docs);
+    let targets: Vec<_> = TARGETS.iter().collect();
+    let cx = Context { targets: &targets };
+    let refs: Vec<_> = tools.iter().collect();
+    let mut out = Vec::new();
+    for e in REGISTRY {
+        for t in &tools {
+            e.rule.check_tool(&cx, t, &mut out);
+        }
+        e.rule.check_group(&cx, &refs, &mut out);
+    }
+    for d in &out {
+        // Spans must lie inside the file and on character boundaries.
+        assert!(d.span.end <= text.len() && text.is_char_boundary(d.span.start));
+        let _ = file.line_col(d.span.end);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn json_parser_never_panics(text in "\\PC*") {
+        let _ = json::parse(&text);
+    }
+
+    #[test]
+    fn yaml_parser_never_panics(text in "\\PC*") {
+        let _ = yaml::parse(&text);
+    }
+
+    #[test]
+    fn jsonish_input_never_panics_anywhere(text in jsonish()) {
+        if let Ok(doc) = json::parse(&text) {
+            let docs: Vec<_> = doc.into_iter().collect();
+            check_all(&text, &docs);
+        }
+        if let Ok(docs) = yaml::parse(&text) {
+            check_all(&text, &docs);
+        }
+    }
+
+    #[test]
+    fn any_tool_name_is_checked_without_panicking(name in "\\PC{0,200}") {
+        let text = serde_json::json!({"tools": [
+            {"name": name, "inputSchema": {}},
+            {"name": format!("{name}_"), "inputSchema": {}},
+            {"name": name, "inputSchema": {}},
+        ]}).to_string();
+        let docs: Vec<_> = json::parse(&text).unwrap().into_iter().collect();
+        check_all(&text, &docs);
+    }
+}

@@ -1,0 +1,83 @@
+//! Helpers shared by the test modules.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use toolaudit::discover::WalkOptions;
+use toolaudit::engine::{self, DEFAULT_MAX_FILE_SIZE, Scan, ScanOptions};
+use toolaudit::model::Diagnostic;
+use toolaudit::{rules, targets};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixtures() -> PathBuf {
+    root().join("tests/fixtures")
+}
+
+pub fn bin() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::cargo_bin_cmd!("toolaudit");
+    cmd.current_dir(root()).env_remove("NO_COLOR");
+    cmd
+}
+
+/// Scans `paths` (relative to the crate root) through the library.
+pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
+    let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let opts = ScanOptions {
+        walk: WalkOptions {
+            paths: paths.iter().map(|p| p.to_path_buf()).collect(),
+            ..WalkOptions::default()
+        },
+        max_file_size: DEFAULT_MAX_FILE_SIZE,
+        targets: targets::resolve(&own(target)).unwrap(),
+        rules: rules::select(&own(select), &[]).unwrap(),
+    };
+    engine::scan(&opts).unwrap()
+}
+
+/// Paths relative to the crate root, so displayed paths are stable.
+pub fn rel(p: &Path) -> PathBuf {
+    p.strip_prefix(root()).unwrap_or(p).to_path_buf()
+}
+
+fn at(d: &toolaudit::source::SourceFile, offset: usize) -> String {
+    let lc = d.line_col(offset);
+    format!("{}:{}", lc.line, lc.column)
+}
+
+/// A compact, complete text form of findings for snapshots.
+pub fn describe(diags: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let _ = writeln!(
+            out,
+            "{} {} {}:{}-{} `{}`",
+            d.code,
+            d.severity,
+            d.file.display,
+            at(&d.file, d.span.start),
+            at(&d.file, d.span.end),
+            d.file.slice(d.span)
+        );
+        let _ = writeln!(out, "  message: {}", d.message);
+        let _ = writeln!(out, "  label: {}", d.label);
+        for l in &d.secondary {
+            let _ = writeln!(
+                out,
+                "  secondary: {}:{} {}",
+                l.file.display,
+                at(&l.file, l.span.start),
+                l.message
+            );
+        }
+        for n in &d.notes {
+            let _ = writeln!(out, "  note: {n}");
+        }
+        if let Some(h) = &d.help {
+            let _ = writeln!(out, "  help: {h}");
+        }
+    }
+    out
+}

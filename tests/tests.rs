@@ -1,0 +1,3 @@
+//! toolaudit's integration tests: one binary, modules under `suite/`.
+
+mod suite;
