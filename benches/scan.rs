@@ -39,7 +39,10 @@ fn generate(dir: &Path) -> u64 {
     let mut bytes = 0u64;
     for i in 0..MANIFESTS {
         let tools: Vec<String> = (0..TOOLS_PER_MANIFEST).map(|j| tool(i, j)).collect();
-        let text = format!("{{\"result\": {{\"tools\": [\n{}\n]}}}}\n", tools.join(",\n"));
+        let text = format!(
+            "{{\"result\": {{\"tools\": [\n{}\n]}}}}\n",
+            tools.join(",\n")
+        );
         let sub = dir.join(format!("servers/s{}", i % 37));
         std::fs::create_dir_all(&sub).unwrap();
         std::fs::write(sub.join(format!("tools-{i}.json")), &text).unwrap();
@@ -49,7 +52,10 @@ fn generate(dir: &Path) -> u64 {
         let text = if i % 2 == 0 {
             format!(
                 "{{\"name\": \"pkg-{i}\", \"version\": \"1.{i}.0\", \"dependencies\": {{{}}}}}\n",
-                (0..60).map(|d| format!("\"dep{d}\": \"^{d}.0.0\"")).collect::<Vec<_>>().join(", ")
+                (0..60)
+                    .map(|d| format!("\"dep{d}\": \"^{d}.0.0\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         } else {
             let mut t = String::from("jobs:\n");
@@ -91,6 +97,7 @@ fn main() {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             targets: targets::defaults(),
             rules: rules::select(&[], &[]).unwrap(),
+            explicit: Vec::new(),
         };
         let mut times = Vec::new();
         let mut findings = 0;
@@ -101,7 +108,11 @@ fn main() {
             findings = scan.diagnostics.len();
         }
         let t = median(times);
-        let label = if threads == 0 { "all cores".to_string() } else { format!("{threads} thread") };
+        let label = if threads == 0 {
+            "all cores".to_string()
+        } else {
+            format!("{threads} thread")
+        };
         println!(
             "{label:>10}: median {:>7.1} ms over {RUNS} runs, {:>6.1} MB/s, {:>7.0} files/s, {findings} findings",
             t.as_secs_f64() * 1e3,

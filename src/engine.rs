@@ -29,6 +29,8 @@ pub struct ScanOptions {
     pub max_file_size: u64,
     pub targets: Vec<&'static Target>,
     pub rules: Vec<&'static RuleEntry>,
+    /// Codes named in full on `--select` (see `rules::Context::explicit`).
+    pub explicit: Vec<&'static str>,
 }
 
 /// Everything a scan found, sorted.
@@ -68,6 +70,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     let (candidates, mut notifications) = discover::discover(&opts.walk)?;
     let cx = Context {
         targets: &opts.targets,
+        explicit: &opts.explicit,
     };
     let outcomes: Vec<Outcome> = pool.install(|| {
         candidates

@@ -13,6 +13,7 @@ pub mod extract;
 pub mod model;
 pub mod report;
 pub mod rules;
+pub mod schema;
 pub mod source;
 pub mod syntax;
 pub mod targets;

@@ -74,6 +74,16 @@ impl ToolFormat {
     }
 }
 
+/// What language an input schema is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchemaKind {
+    /// JSON Schema (MCP, Anthropic, OpenAI, Bedrock, Gemini `parametersJsonSchema`).
+    JsonSchema,
+    /// Gemini's `parameters`: an OpenAPI 3.0 subset (`type: "OBJECT"`, `nullable`).
+    OpenApiSubset,
+}
+
 /// A string value and where it was written.
 #[derive(Clone, Debug)]
 pub struct Spanned<T> {
@@ -96,6 +106,11 @@ pub struct ToolDef {
     pub span: Span,
     /// JSON Pointer of the definition inside its document (manifests only).
     pub pointer: String,
+    /// Pointers from the definition to its name and its input schema
+    /// (`/function/name`, `/function/parameters`).
+    pub name_pointer: String,
+    pub schema_pointer: String,
+    pub schema_kind: SchemaKind,
     /// Tools with the same group are offered to a model together: names must
     /// be unique within a group. For manifests, the enclosing list.
     pub group: String,
@@ -194,7 +209,15 @@ impl Diagnostic {
     /// Marks the finding as being about `tool`'s name.
     pub fn for_tool_name(mut self, tool: &ToolDef) -> Self {
         self.tool = Some(tool.name.value.clone());
-        self.pointer = Some("/name".to_string());
+        self.pointer = Some(tool.name_pointer.clone());
+        self
+    }
+
+    /// Marks the finding as being about the node at `pointer` inside
+    /// `tool`'s input schema.
+    pub fn in_schema(mut self, tool: &ToolDef, pointer: &str) -> Self {
+        self.tool = Some(tool.name.value.clone());
+        self.pointer = Some(format!("{}{pointer}", tool.schema_pointer));
         self
     }
 

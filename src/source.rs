@@ -20,6 +20,12 @@ impl Span {
         Span { start, end }
     }
 
+    /// The first byte of the span: how a finding points at a whole
+    /// multi-line object (its `{`) without underlining every line.
+    pub fn start_only(self) -> Span {
+        Span::new(self.start, (self.start + 1).min(self.end))
+    }
+
     pub fn range(self) -> std::ops::Range<usize> {
         self.start..self.end
     }

@@ -91,6 +91,7 @@ fn scan_options(input: &InputArgs, select: &[String], ignore: &[String]) -> Resu
         max_file_size: input.max_file_size,
         targets: targets::resolve(&input.target)?,
         rules: rules::select(select, ignore)?,
+        explicit: rules::explicit_codes(select),
     })
 }
 

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{Spanned, ToolDef, ToolFormat};
+use crate::model::{SchemaKind, Spanned, ToolDef, ToolFormat};
 use crate::source::SourceFile;
 use crate::syntax::{Node, NodeKind, pointer_token};
 
@@ -138,7 +138,14 @@ impl Walker<'_> {
             format: f.format,
             file: Arc::clone(self.file),
             span: node.span,
-            pointer: format!("{pointer}{}", f.name_prefix),
+            pointer: pointer.to_string(),
+            name_pointer: format!("{}/name", f.holder),
+            schema_pointer: f.schema_pointer.to_string(),
+            schema_kind: if f.schema_pointer == "/parameters" && f.format == ToolFormat::Gemini {
+                SchemaKind::OpenApiSubset
+            } else {
+                SchemaKind::JsonSchema
+            },
             group,
         });
     }
@@ -148,9 +155,11 @@ struct Found<'n> {
     format: ToolFormat,
     name: &'n Node,
     /// Pointer from the definition to the object holding `name`.
-    name_prefix: &'static str,
+    holder: &'static str,
     description: Option<&'n Node>,
     schema: Option<&'n Node>,
+    /// Pointer from the definition to the schema.
+    schema_pointer: &'static str,
     strict: Option<bool>,
 }
 
@@ -158,22 +167,37 @@ fn is_str(node: Option<&Node>) -> bool {
     node.is_some_and(|n| n.as_str().is_some())
 }
 
+/// The first of `keys` (pointers of one token, `/parameters`) that
+/// `holder` has, and that key; the first key when it has none.
+fn schema_at<'n>(holder: &'n Node, keys: &[&'static str]) -> (Option<&'n Node>, &'static str) {
+    keys.iter()
+        .find_map(|k| holder.get(&k[1..]).map(|n| (Some(n), *k)))
+        .unwrap_or((None, keys[0]))
+}
+
 /// Matches one object against the known wire shapes.
 fn recognize<'n>(obj: &'n Node, array_key: Option<&str>) -> Option<Found<'n>> {
-    let found = |format, holder: &'n Node, name_prefix, schema: Option<&'n Node>| {
+    let found = |format,
+                 holder: &'n Node,
+                 prefix: &'static str,
+                 schema: (Option<&'n Node>, &'static str)| {
         Some(Found {
             format,
             name: holder.get("name")?,
-            name_prefix,
+            holder: prefix,
             description: holder.get("description"),
-            schema,
+            schema: schema.0,
+            schema_pointer: schema.1,
             strict: holder.get("strict").and_then(Node::as_bool),
         })
     };
 
     // AWS Bedrock Converse: {"toolSpec": {"name", "description", "inputSchema": {"json": {...}}}}
     if let Some(spec) = obj.get("toolSpec").filter(|s| is_str(s.get("name"))) {
-        let schema = spec.get("inputSchema").map(|s| s.get("json").unwrap_or(s));
+        let schema = match spec.get("inputSchema") {
+            Some(s) if s.get("json").is_some() => (s.get("json"), "/toolSpec/inputSchema/json"),
+            other => (other, "/toolSpec/inputSchema"),
+        };
         return found(ToolFormat::Bedrock, spec, "/toolSpec", schema);
     }
     let typed_function = obj.get("type").and_then(Node::as_str) == Some("function");
@@ -182,41 +206,50 @@ fn recognize<'n>(obj: &'n Node, array_key: Option<&str>) -> Option<Found<'n>> {
         if func.get("arguments").is_some() {
             return None; // a recorded call, not a definition
         }
-        return found(
-            ToolFormat::OpenaiChat,
-            func,
-            "/function",
-            func.get("parameters"),
-        );
+        let schema = (func.get("parameters"), "/function/parameters");
+        return found(ToolFormat::OpenaiChat, func, "/function", schema);
     }
     if !is_str(obj.get("name")) || obj.get("arguments").is_some() {
         return None;
     }
-    if let Some(schema) = obj.get("inputSchema") {
-        return found(ToolFormat::Mcp, obj, "", Some(schema));
+    if obj.get("inputSchema").is_some() {
+        return found(ToolFormat::Mcp, obj, "", schema_at(obj, &["/inputSchema"]));
     }
-    if let Some(schema) = obj.get("input_schema") {
-        return found(ToolFormat::Anthropic, obj, "", Some(schema));
+    if obj.get("input_schema").is_some() {
+        return found(
+            ToolFormat::Anthropic,
+            obj,
+            "",
+            schema_at(obj, &["/input_schema"]),
+        );
     }
     if array_key.is_some_and(|k| GEMINI_ARRAYS.contains(&k)) {
-        let schema = [
-            "parameters",
-            "parametersJsonSchema",
-            "parameters_json_schema",
-        ]
-        .iter()
-        .find_map(|k| obj.get(k));
-        return found(ToolFormat::Gemini, obj, "", schema);
+        let keys = [
+            "/parameters",
+            "/parametersJsonSchema",
+            "/parameters_json_schema",
+        ];
+        return found(ToolFormat::Gemini, obj, "", schema_at(obj, &keys));
     }
     let parameters = obj.get("parameters");
     // OpenAI Responses: {"type": "function", "name", "parameters"}. A bare
     // {"type": "function", "name"} is how tool_choice names a tool.
     if typed_function && (parameters.is_some() || obj.get("description").is_some()) {
-        return found(ToolFormat::OpenaiResponses, obj, "", parameters);
+        return found(
+            ToolFormat::OpenaiResponses,
+            obj,
+            "",
+            (parameters, "/parameters"),
+        );
     }
     // Legacy OpenAI: {"functions": [{"name", "parameters"}]}
     if array_key == Some("functions") && parameters.is_some_and(Node::is_object) {
-        return found(ToolFormat::OpenaiFunctions, obj, "", parameters);
+        return found(
+            ToolFormat::OpenaiFunctions,
+            obj,
+            "",
+            (parameters, "/parameters"),
+        );
     }
     None
 }
@@ -284,8 +317,11 @@ mod tests {
         );
         // A chat tool with neither parameters nor description is still a tool
         // when it sits under `function`.
-        assert_eq!(t[0].pointer, "/tools/0/function");
+        assert_eq!(t[0].pointer, "/tools/0");
+        assert_eq!(t[0].name_pointer, "/function/name");
+        assert_eq!(t[0].schema_pointer, "/function/parameters");
         assert_eq!(t[1].pointer, "/tools/1");
+        assert_eq!(t[1].schema_pointer, "/inputSchema");
         assert_eq!(t[0].group, t[1].group);
         assert_eq!(t[0].group, "dir/t.json#0:/tools");
         let root = tools(r#"{"name":"a","inputSchema":{}}"#);

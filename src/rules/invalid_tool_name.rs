@@ -197,7 +197,18 @@ pub(crate) fn show_char(c: char) -> String {
 /// A name shortened for messages; the span shows the whole of it.
 pub(crate) fn short(name: &str) -> String {
     const MAX: usize = 80;
-    let escaped: String = name.chars().flat_map(char::escape_debug).collect();
+    // Control characters would break a one-line message; quotes are fine.
+    let escaped: String = name
+        .chars()
+        .flat_map(|c| {
+            let esc: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            esc
+        })
+        .collect();
     match escaped.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}…", &escaped[..i]),
         None => escaped,

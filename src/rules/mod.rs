@@ -6,9 +6,16 @@
 //! spawn threads; `engine` decides what runs where.
 
 mod ambiguous_namespace_separator;
+mod default_violates_schema;
 mod duplicate_tool_name;
+mod input_schema_not_object;
+mod invalid_input_schema;
 mod invalid_tool_name;
+mod missing_description;
+mod open_input_schema;
+mod required_property_undeclared;
 mod sanitized_name_collision;
+mod target_schema_unsupported;
 
 use std::sync::OnceLock;
 
@@ -66,6 +73,9 @@ pub fn family(id: &str) -> Option<&'static Family> {
 /// What a rule needs to know about the run.
 pub struct Context<'a> {
     pub targets: &'a [&'static Target],
+    /// Rule codes named in full on `--select`: some rules check more when
+    /// asked for by name (S106 checks parameters too).
+    pub explicit: &'a [&'static str],
 }
 
 pub trait Rule: Sync {
@@ -120,14 +130,19 @@ macro_rules! declare {
 }
 
 /// Every rule, sorted by code. Adding a rule is one line here.
+#[rustfmt::skip]
 pub static REGISTRY: &[RuleEntry] = &[
+    declare!("M101", open_input_schema::OpenInputSchema),
     declare!("N101", invalid_tool_name::InvalidToolName),
     declare!("N102", sanitized_name_collision::SanitizedNameCollision),
     declare!("N103", duplicate_tool_name::DuplicateToolName),
-    declare!(
-        "N104",
-        ambiguous_namespace_separator::AmbiguousNamespaceSeparator
-    ),
+    declare!("N104", ambiguous_namespace_separator::AmbiguousNamespaceSeparator),
+    declare!("S101", invalid_input_schema::InvalidInputSchema),
+    declare!("S102", input_schema_not_object::InputSchemaNotObject),
+    declare!("S103", required_property_undeclared::RequiredPropertyUndeclared),
+    declare!("S104", default_violates_schema::DefaultViolatesSchema),
+    declare!("S105", target_schema_unsupported::TargetSchemaUnsupported),
+    declare!("S106", missing_description::MissingDescription),
 ];
 
 impl std::fmt::Debug for RuleEntry {
@@ -245,6 +260,15 @@ pub fn select(select: &[String], ignore: &[String]) -> Result<Vec<&'static RuleE
         .collect())
 }
 
+/// The rule codes named in full in `select` (`S106`, not `S` or `S10`).
+pub fn explicit_codes(select: &[String]) -> Vec<&'static str> {
+    REGISTRY
+        .iter()
+        .map(|e| e.code)
+        .filter(|code| select.iter().any(|s| s.trim().eq_ignore_ascii_case(code)))
+        .collect()
+}
+
 /// Joins names for a message: `a`, `a and b`, `a, b and c`.
 pub(crate) fn join_and(items: &[impl AsRef<str>]) -> String {
     match items {
@@ -273,7 +297,9 @@ mod tests {
 
     #[test]
     fn selection_by_family_prefix_and_code() {
-        assert_eq!(codes(&[], &[]), ["N101", "N102", "N103", "N104"]);
+        assert_eq!(codes(&[], &[]).len(), REGISTRY.len());
+        assert_eq!(codes(&["M"], &[]), ["M101"]);
+        assert_eq!(codes(&["M1", "S10"], &["S"]), ["M101"]);
         assert_eq!(codes(&["N"], &["N104"]), ["N101", "N102", "N103"]);
         assert_eq!(codes(&["n101", "N103"], &[]), ["N101", "N103"]);
         assert_eq!(codes(&["N10"], &["N"]), Vec::<&str>::new());

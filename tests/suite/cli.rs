@@ -12,7 +12,7 @@ fn exit_codes_follow_fail_on() {
         .assert()
         .code(1);
     bin()
-        .args(["scan", "tests/fixtures/names/good.json"])
+        .args(["scan", "tests/fixtures/names/good.json", "--select", "N"])
         .assert()
         .code(0)
         .stdout(contains("No problems found; scanned 1 file with 6 tools."));
@@ -88,7 +88,7 @@ fn select_and_ignore_narrow_the_rules() {
         .code(1)
         .stdout(contains("\"N103\"").and(contains("\"N101\"").not()));
     bin()
-        .args(["scan", "tests/fixtures/names/bad.json", "--ignore", "N"])
+        .args(["scan", "tests/fixtures/names/bad.json", "--ignore", "N,M1"])
         .assert()
         .code(0);
 }
@@ -248,14 +248,14 @@ fn tools_lists_the_inventory() {
         .stdout(contains("fs.list").and(contains("mcp-gateway/tools-list.json:7:17")))
         .stdout(contains("web.search").and(contains("openai-chat")))
         .stdout(contains("path, recursive"))
-        .stdout(contains("15 tools in 4 files (5 files scanned)."));
+        .stdout(contains("17 tools in 4 files (5 files scanned)."));
     let out = bin()
         .args(["tools", "examples", "--format", "json"])
         .assert()
         .code(0);
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let tools = v["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 15);
+    assert_eq!(tools.len(), 17);
     let gemini = tools
         .iter()
         .find(|t| t["name"] == "calendar.list_events")

@@ -112,3 +112,70 @@ fn gemini_alone_accepts_dots_and_colons_but_not_a_leading_digit() {
         .collect();
     assert_eq!(tools, ["2fa_verify"]);
 }
+
+/// A realistic 120-tool `tools/list` dump (see
+/// `tests/fixtures/realistic/make_tools_list.py`) yields exactly its six
+/// planted defects: no noise from the other 114 tools.
+#[test]
+fn realistic_tools_list_yields_exactly_the_planted_defects() {
+    let scan = scan(
+        &[Path::new("tests/fixtures/realistic/tools-list.json")],
+        &[],
+        &[],
+    );
+    assert_eq!(scan.tools.len(), 120);
+    let mut got: Vec<String> = scan
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {}", d.code, d.tool.as_deref().unwrap_or("?")))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "M101 create_webhook",
+            "N101 gists.get",
+            "S103 list_releases",
+            "S104 list_tags",
+            "S105 create_label",
+            "S106 delete_artifact",
+        ],
+        "{}",
+        describe(&scan.diagnostics)
+    );
+    let s103 = scan.diagnostics.iter().find(|d| d.code == "S103").unwrap();
+    assert!(
+        s103.help
+            .as_deref()
+            .unwrap()
+            .starts_with("did you mean `perPage`?")
+    );
+}
+
+#[test]
+fn strict_targets_apply_to_every_tool_when_named() {
+    // The realistic dump is not strict; naming openai-strict checks it as if it were.
+    let path = Path::new("tests/fixtures/realistic/tools-list.json");
+    let plain = scan(&[path], &["S105"], &[]).diagnostics.len();
+    let strict = scan(&[path], &["S105"], &["openai-strict"])
+        .diagnostics
+        .len();
+    assert_eq!(plain, 1);
+    assert!(strict > 100, "{strict}");
+}
+
+#[test]
+fn parameter_descriptions_are_checked_only_when_s106_is_named() {
+    let path = Path::new("tests/fixtures/S106/bad.json");
+    let text = r#"{"tools": [{"name": "t", "description": "d", "inputSchema": {"type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string", "description": "B"}}}}]}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.json");
+    std::fs::write(&file, text).unwrap();
+    assert!(scan(&[&file], &["S"], &[]).diagnostics.is_empty());
+    let named = scan(&[&file], &["S106"], &[]).diagnostics;
+    assert_eq!(named.len(), 1, "{}", describe(&named));
+    assert_eq!(named[0].severity, toolaudit::model::Severity::Note);
+    assert!(named[0].message.contains("parameter `a`"));
+    assert_eq!(scan(&[path], &["S106"], &[]).diagnostics.len(), 3);
+}

@@ -33,6 +33,7 @@ pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
         max_file_size: DEFAULT_MAX_FILE_SIZE,
         targets: targets::resolve(&own(target)).unwrap(),
         rules: rules::select(&own(select), &[]).unwrap(),
+        explicit: rules::explicit_codes(&own(select)),
     };
     engine::scan(&opts).unwrap()
 }

@@ -1,0 +1,136 @@
+//! S104 default-violates-schema: a `default`, `enum` member, `const` or
+//! `examples` entry that fails the schema it belongs to.
+
+use serde_json::Value;
+
+use super::{Context, Rule};
+use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef};
+use crate::rules::invalid_tool_name::short;
+use crate::schema::{Dialect, walk};
+use crate::syntax::Node;
+
+pub struct DefaultViolatesSchema;
+
+/// The keyword whose value(s) are checked, and the keywords left out of
+/// the subschema they are checked against.
+const CHECKS: &[(&str, &[&str], bool)] = &[
+    // (keyword, removed before validating, the value is a list of entries)
+    ("default", &["default"], false),
+    ("const", &["const", "default"], false),
+    ("enum", &["enum", "default"], true),
+    ("examples", &["examples", "default"], true),
+];
+
+impl Rule for DefaultViolatesSchema {
+    fn check_tool(&self, _cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
+        let Some(root) = &tool.input_schema else {
+            return;
+        };
+        let Ok(dialect) = Dialect::of(root) else {
+            return; // S101 reports the dialect.
+        };
+        let root_json = root.to_json();
+        walk(root, &mut |sub| {
+            for (keyword, removed, list) in CHECKS {
+                let Some(value) = sub.node.get(keyword) else {
+                    continue;
+                };
+                let Some(validator) =
+                    reduced_validator(tool, &root_json, sub.node, removed, dialect)
+                else {
+                    continue;
+                };
+                let entries: Vec<(String, &Node)> = if *list {
+                    let items = value.items().unwrap_or_default();
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| (format!("/{keyword}/{i}"), n))
+                        .collect()
+                } else {
+                    vec![(format!("/{keyword}"), value)]
+                };
+                for (suffix, entry) in entries {
+                    let instance = entry.to_json();
+                    let Some(err) = validator.validate(&instance).err().map(|e| e.to_string())
+                    else {
+                        continue;
+                    };
+                    let what = match *keyword {
+                        "default" => "`default`".to_string(),
+                        "const" => "`const`".to_string(),
+                        "enum" => "`enum` member".to_string(),
+                        _ => "`examples` entry".to_string(),
+                    };
+                    let shown = short(&instance.to_string());
+                    out.push(
+                        Diagnostic::new("S104", Severity::Error, &tool.file, entry.span)
+                            .in_schema(tool, &format!("{}{suffix}", sub.pointer))
+                            .message(format!(
+                                "{what} `{shown}` in the input schema of `{}` violates its own schema: {}",
+                                short(&tool.name.value),
+                                short(&err)
+                            ))
+                            .label("fails the schema it belongs to")
+                            .note(match *keyword {
+                                "default" => "the handler silently runs with a value the schema calls invalid, and the model is told a default it could never send",
+                                "enum" | "const" => "the model is offered a value that validation then rejects, or the handler receives a value of the wrong type",
+                                _ => "the model learns the argument's shape from examples: it copies an invalid one",
+                            })
+                            .help(format!("change {what} to a value the schema accepts, or fix the schema")),
+                    );
+                }
+            }
+        });
+    }
+}
+
+/// A validator for `sub` without the `removed` keywords, with the root's
+/// definitions beside it so local `$ref`s still resolve.
+fn reduced_validator(
+    tool: &ToolDef,
+    root: &Value,
+    sub: &Node,
+    removed: &[&str],
+    dialect: Dialect,
+) -> Option<jsonschema::Validator> {
+    let mut schema = sub.to_json();
+    let obj = schema.as_object_mut()?;
+    for k in removed {
+        obj.remove(*k);
+    }
+    for defs in ["$defs", "definitions"] {
+        if let Some(d) = root.get(defs) {
+            obj.entry(defs).or_insert_with(|| d.clone());
+        }
+    }
+    obj.remove("$schema");
+    if tool.schema_kind == SchemaKind::OpenApiSubset {
+        lower_openapi_types(&mut schema);
+    }
+    // A subschema that cannot be compiled is S101's business.
+    jsonschema::options()
+        .with_draft(dialect.draft())
+        .build(&schema)
+        .ok()
+}
+
+/// Gemini's OpenAPI subset spells types in capitals (`STRING`); JSON Schema
+/// validators need them in lower case.
+fn lower_openapi_types(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                if k == "type"
+                    && let Value::String(s) = child
+                {
+                    *s = s.to_ascii_lowercase();
+                } else {
+                    lower_openapi_types(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(lower_openapi_types),
+        _ => {}
+    }
+}

@@ -1,0 +1,93 @@
+//! M101 open-input-schema: an object schema that lets undeclared keys
+//! through, so a misspelled argument is dropped without a word.
+
+use super::{Context, Rule};
+use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef, ToolFormat};
+use crate::rules::invalid_tool_name::short;
+use crate::schema::{Place, is_object_schema, walk};
+use crate::source::Span;
+use crate::syntax::Node;
+
+pub struct OpenInputSchema;
+
+impl Rule for OpenInputSchema {
+    fn check_tool(&self, cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
+        let Some(root) = &tool.input_schema else {
+            return;
+        };
+        // A strict OpenAI tool without `additionalProperties: false` is
+        // rejected outright; S105 reports that as an error.
+        let openai_format = matches!(
+            tool.format,
+            ToolFormat::OpenaiChat | ToolFormat::OpenaiResponses | ToolFormat::OpenaiFunctions
+        );
+        if tool.strict == Some(true) && openai_format {
+            return;
+        }
+        let gemini = tool.schema_kind == SchemaKind::OpenApiSubset;
+        let name = short(&tool.name.value);
+        walk(root, &mut |sub| {
+            let node = sub.node;
+            // `allOf` branches, `not`, `if`… constrain their parent's object;
+            // closing them would reject the parent's other properties.
+            if sub.place == Place::Constraint || !is_object_schema(node) {
+                return;
+            }
+            let closed = ["additionalProperties", "unevaluatedProperties"]
+                .iter()
+                .any(|k| {
+                    // `false` closes the object; a schema makes it a typed map on purpose.
+                    node.get(k)
+                        .is_some_and(|v| v.as_bool() == Some(false) || v.is_object())
+                });
+            if closed {
+                return;
+            }
+            let explicit_true = node.get("additionalProperties");
+            let span = match explicit_true {
+                Some(v) => v.span,
+                None => type_member_span(node),
+            };
+            let pointer = match explicit_true {
+                Some(_) => format!("{}/additionalProperties", sub.pointer),
+                None => sub.pointer.clone(),
+            };
+            let what = if sub.pointer.is_empty() {
+                format!("input schema of `{name}`")
+            } else {
+                format!(
+                    "object schema at `{}` in the input schema of `{name}`",
+                    sub.pointer
+                )
+            };
+            let mut d = Diagnostic::new("M101", Severity::Warning, &tool.file, span)
+                .in_schema(tool, &pointer)
+                .message(format!("{what} accepts properties it does not declare"))
+                .label(if explicit_true.is_some() {
+                    "`additionalProperties` allows any key"
+                } else {
+                    "no `\"additionalProperties\": false`"
+                })
+                .note(
+                    "an unknown or misspelled argument (`TimeoutSeconds` for `timeout_seconds`) passes \
+                     validation and the handler drops it: the call runs with a default and the \
+                     model is never told its argument was ignored",
+                );
+            d = if gemini && cx.targets.iter().any(|t| t.id == "gemini") {
+                d.note("the Gemini API rejects `additionalProperties` in `parameters`, so the schema cannot say it")
+                    .help("reject unknown keys in the tool's handler and return an error that names them")
+            } else {
+                d.help("add `\"additionalProperties\": false` to this object, and reject unknown keys in the handler too")
+            };
+            out.push(d);
+        });
+    }
+}
+
+/// The `"type": "object"` member, or the object's first byte.
+fn type_member_span(node: &Node) -> Span {
+    match node.get_member("type") {
+        Some(m) => Span::new(m.key_span.start, m.value.span.end),
+        None => node.span.start_only(),
+    }
+}

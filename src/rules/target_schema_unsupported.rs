@@ -1,0 +1,403 @@
+//! S105 target-schema-unsupported: schema keywords and shapes that a
+//! selected target rejects or silently changes (provider-constraints.md §3).
+//!
+//! - Arrays without `items`: OpenAI (every mode) and Gemini reject them.
+//! - Gemini `parameters` (an OpenAPI 3.0 subset): fields outside the subset,
+//!   type arrays, non-string enums, `additionalProperties`.
+//! - OpenAI strict mode and Anthropic strict tool use: their JSON Schema
+//!   subsets. They apply to tools that opt in with `strict: true`, or to
+//!   every tool when `openai-strict` / `anthropic-strict` is a target.
+
+use super::{Context, Rule, join_and};
+use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef, ToolFormat};
+use crate::rules::invalid_tool_name::short;
+use crate::schema::{Place, Sub, has_type, is_object_schema, walk};
+use crate::source::Span;
+use crate::syntax::{Node, NodeKind};
+
+pub struct TargetSchemaUnsupported;
+
+/// Fields of google-genai's `Schema` (the Gemini `parameters` subset).
+const GEMINI_FIELDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "minProperties",
+    "maxProperties",
+    "properties",
+    "required",
+    "propertyOrdering",
+    "anyOf",
+    "default",
+    "example",
+    "additionalProperties",
+    "defs",
+    "ref",
+];
+const OPENAI_STRICT_UNSUPPORTED: &[&str] = &[
+    "allOf",
+    "not",
+    "dependentRequired",
+    "dependentSchemas",
+    "if",
+    "then",
+    "else",
+];
+const ANTHROPIC_STRICT_UNSUPPORTED: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "uniqueItems",
+    "minContains",
+    "maxContains",
+    "minProperties",
+    "maxProperties",
+    "patternProperties",
+];
+const ANTHROPIC_STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+const OPENAI_MAX_NESTING: usize = 10;
+const OPENAI_MAX_PROPERTIES: usize = 5000;
+const OPENAI_MAX_ENUM_VALUES: usize = 1000;
+
+struct Checker<'a> {
+    tool: &'a ToolDef,
+    out: &'a mut Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn push(
+        &mut self,
+        span: Span,
+        pointer: &str,
+        message: String,
+        label: &str,
+        note: &str,
+        help: &str,
+    ) {
+        self.out.push(
+            Diagnostic::new("S105", Severity::Error, &self.tool.file, span)
+                .in_schema(self.tool, pointer)
+                .message(message)
+                .label(label)
+                .note(note)
+                .help(help),
+        );
+    }
+
+    fn keyword_span(node: &Node, key: &str) -> Span {
+        node.get_member(key)
+            .map_or(node.span.start_only(), |m| m.key_span)
+    }
+
+    fn at(pointer: &str) -> String {
+        if pointer.is_empty() {
+            "the root".to_string()
+        } else {
+            format!("`{pointer}`")
+        }
+    }
+}
+
+impl Rule for TargetSchemaUnsupported {
+    fn check_tool(&self, cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
+        let Some(root) = &tool.input_schema else {
+            return;
+        };
+        if !root.is_object() {
+            return;
+        }
+        let selected = |id: &str| cx.targets.iter().any(|t| t.id == id);
+        let openai_format = matches!(
+            tool.format,
+            ToolFormat::OpenaiChat | ToolFormat::OpenaiResponses | ToolFormat::OpenaiFunctions
+        );
+        let strict = tool.strict == Some(true);
+        let openai_strict =
+            selected("openai-strict") || (strict && openai_format && selected("openai"));
+        let anthropic_strict = selected("anthropic-strict")
+            || (strict && tool.format == ToolFormat::Anthropic && selected("anthropic"));
+        let gemini = tool.schema_kind == SchemaKind::OpenApiSubset
+            && (selected("gemini") || selected("portable"));
+        let need_items: Vec<&str> = ["openai", "openai-strict", "gemini", "portable"]
+            .into_iter()
+            .filter(|id| selected(id))
+            .collect();
+
+        let mut c = Checker { tool, out };
+        let mut properties = 0usize;
+        let mut enum_values = 0usize;
+        let mut deepest: Option<(usize, String, Span)> = None;
+        walk(root, &mut |sub: &Sub| {
+            let node = sub.node;
+            if node.members().is_none() {
+                return;
+            }
+            let p = sub.pointer.as_str();
+            if has_type(node, "array")
+                && node.get("items").is_none()
+                && node.get("prefixItems").is_none()
+                && !need_items.is_empty()
+            {
+                c.push(
+                    Checker::keyword_span(node, "type"),
+                    p,
+                    format!("array schema at {} has no `items`, which {} reject{}", Checker::at(p), join_and(&need_items), if need_items.len() == 1 { "s" } else { "" }),
+                    "array without `items`",
+                    "OpenAI answers `array schema missing items`, Gemini `items: missing field`, and VS Code drops the tool: the request fails before the model sees any tool",
+                    "add `items` with the element schema, e.g. `\"items\": {\"type\": \"string\"}`",
+                );
+            }
+            if gemini {
+                check_gemini(&mut c, node, p);
+            }
+            if openai_strict {
+                check_openai_strict(&mut c, node, sub);
+                if let Some(props) = node.get("properties").and_then(Node::members) {
+                    properties += props.len();
+                }
+                if let Some(e) = node.get("enum").and_then(Node::items) {
+                    enum_values += e.len();
+                }
+                let depth = sub.pointer.matches("/properties/").count()
+                    + sub.pointer.matches("/items").count();
+                if deepest.as_ref().is_none_or(|d| depth > d.0) {
+                    deepest = Some((depth, sub.pointer.clone(), node.span.start_only()));
+                }
+            }
+            if anthropic_strict {
+                check_anthropic_strict(&mut c, node, p);
+            }
+        });
+        if openai_strict {
+            let strict_note = "OpenAI rejects the schema of a strict tool that exceeds the Structured Outputs limits";
+            if let Some((depth, p, span)) = deepest.filter(|d| d.0 > OPENAI_MAX_NESTING) {
+                c.push(span, &p, format!("input schema of `{}` nests {depth} levels deep; OpenAI strict mode allows {OPENAI_MAX_NESTING}", short(&tool.name.value)), "too deep", strict_note, "flatten the schema");
+            }
+            if properties > OPENAI_MAX_PROPERTIES {
+                c.push(root.span.start_only(), "", format!("input schema of `{}` has {properties} properties; OpenAI strict mode allows {OPENAI_MAX_PROPERTIES}", short(&tool.name.value)), "too many properties", strict_note, "split the tool");
+            }
+            if enum_values > OPENAI_MAX_ENUM_VALUES {
+                c.push(root.span.start_only(), "", format!("input schema of `{}` has {enum_values} enum values; OpenAI strict mode allows {OPENAI_MAX_ENUM_VALUES}", short(&tool.name.value)), "too many enum values", strict_note, "use a free string and validate it in the handler");
+            }
+        }
+    }
+}
+
+fn check_gemini(c: &mut Checker, node: &Node, p: &str) {
+    let note = "the Gemini API rejects the whole request (`Unknown name \"…\": Cannot find field`), so the model gets no tools";
+    for m in node.members().unwrap_or_default() {
+        if !GEMINI_FIELDS.contains(&m.key.as_str()) && !m.key.starts_with("x-") {
+            // A property *named* like a keyword is a name, not a keyword.
+            c.push(
+                m.key_span,
+                &format!("{p}/{}", m.key),
+                format!(
+                    "`{}` at {} is not a field of the Gemini `parameters` schema",
+                    short(&m.key),
+                    Checker::at(p)
+                ),
+                "unknown to Gemini",
+                note,
+                "remove it, or send the schema as `parametersJsonSchema` instead of `parameters`",
+            );
+        }
+    }
+    if let Some(ap) = node.get_member("additionalProperties") {
+        c.push(ap.key_span, &format!("{p}/additionalProperties"), format!("`additionalProperties` at {} is rejected by the Gemini API", Checker::at(p)), "rejected by the Gemini API", note, "remove it and reject unknown keys in the tool's handler (Vertex AI accepts it; the Gemini Developer API does not)");
+    }
+    if let Some(t) = node
+        .get("type")
+        .filter(|t| matches!(t.kind, NodeKind::Array(_)))
+    {
+        c.push(
+            t.span,
+            &format!("{p}/type"),
+            format!(
+                "type array at {} is not supported by Gemini `parameters`",
+                Checker::at(p)
+            ),
+            "one type only",
+            note,
+            "use one `type` and `nullable: true` for an optional value",
+        );
+    }
+    if let Some(e) = node.get("enum").and_then(Node::items) {
+        let others: Vec<(usize, &Node)> = e
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.as_str().is_none())
+            .collect();
+        if let Some((i, first)) = others.first() {
+            let shown: Vec<String> = others
+                .iter()
+                .map(|(_, v)| v.to_json().to_string())
+                .collect();
+            c.push(first.span, &format!("{p}/enum/{i}"), format!("enum at {} has values that are not strings ({}); Gemini enums are strings only", Checker::at(p), short(&shown.join(", "))), "not a string", "Gemini answers `function declaration enum only allowed for STRING type`", "use string values (`\"1\"`) and convert them in the handler");
+        }
+    }
+}
+
+fn check_openai_strict(c: &mut Checker, node: &Node, sub: &Sub) {
+    let p = sub.pointer.as_str();
+    let note = "with `strict: true` OpenAI rejects the schema (`Invalid schema for function …`) instead of guessing";
+    for kw in OPENAI_STRICT_UNSUPPORTED {
+        if let Some(m) = node.get_member(kw) {
+            c.push(
+                m.key_span,
+                &format!("{p}/{kw}"),
+                format!(
+                    "`{kw}` at {} is not supported in OpenAI strict mode",
+                    Checker::at(p)
+                ),
+                "unsupported in strict mode",
+                note,
+                "express the constraint with `anyOf` or plain properties, or drop `strict`",
+            );
+        }
+    }
+    if !is_object_schema(node) || sub.place == Place::Constraint {
+        return;
+    }
+    match node.get("additionalProperties") {
+        Some(ap) if ap.as_bool() == Some(false) => {}
+        other => {
+            let span = other.map_or_else(|| Checker::keyword_span(node, "type"), |n| n.span);
+            c.push(span, p, format!("object at {} lacks `\"additionalProperties\": false`, which OpenAI strict mode requires", Checker::at(p)), "needs `\"additionalProperties\": false`", "OpenAI answers `'additionalProperties' is required to be supplied and to be false`", "add `\"additionalProperties\": false` to this object");
+        }
+    }
+    let required: Vec<&str> = node
+        .get("required")
+        .and_then(Node::items)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .collect();
+    for m in node
+        .get("properties")
+        .and_then(Node::members)
+        .unwrap_or_default()
+    {
+        if !required.contains(&m.key.as_str()) {
+            c.push(m.key_span, &format!("{p}/properties/{}", m.key), format!("property `{}` is not in `required`; OpenAI strict mode requires every property to be", short(&m.key)), "optional in a strict schema", "OpenAI answers `'required' is required to be supplied and to be an array including every key in properties`", "list it in `required` and make it optional with a type union with `null`, e.g. `\"type\": [\"string\", \"null\"]`");
+        }
+    }
+}
+
+fn check_anthropic_strict(c: &mut Checker, node: &Node, p: &str) {
+    let note = "Anthropic answers 400 for a strict tool whose schema uses a feature strict tool use does not support";
+    for kw in ANTHROPIC_STRICT_UNSUPPORTED {
+        if let Some(m) = node.get_member(kw) {
+            c.push(m.key_span, &format!("{p}/{kw}"), format!("`{kw}` at {} is not supported by Anthropic strict tool use", Checker::at(p)), "unsupported in strict tool use", note, "state the constraint in the description and enforce it in the handler, or drop `strict`");
+        }
+    }
+    if let Some(n) = node
+        .get("minItems")
+        .filter(|n| !matches!(&n.kind, NodeKind::Number(v) if v == "0" || v == "1"))
+    {
+        c.push(
+            n.span,
+            &format!("{p}/minItems"),
+            format!(
+                "`minItems` other than 0 or 1 at {} is not supported by Anthropic strict tool use",
+                Checker::at(p)
+            ),
+            "only 0 or 1",
+            note,
+            "use `minItems` 0 or 1 and enforce larger minimums in the handler",
+        );
+    }
+    if let Some(ap) = node
+        .get("additionalProperties")
+        .filter(|ap| ap.as_bool() != Some(false))
+    {
+        c.push(ap.span, &format!("{p}/additionalProperties"), format!("`additionalProperties` other than `false` at {} is not supported by Anthropic strict tool use", Checker::at(p)), "only `false`", note, "set `\"additionalProperties\": false`");
+    }
+    if let Some(f) = node
+        .get("format")
+        .and_then(Node::as_str)
+        .filter(|f| !ANTHROPIC_STRICT_FORMATS.contains(f))
+    {
+        let span = node.get("format").map_or(node.span, |n| n.span);
+        c.push(
+            span,
+            &format!("{p}/format"),
+            format!(
+                "`format: \"{}\"` at {} is not supported by Anthropic strict tool use",
+                short(f),
+                Checker::at(p)
+            ),
+            "unsupported format",
+            note,
+            "remove the `format` and validate the value in the handler",
+        );
+    }
+    if let Some(r) = node.get("$ref").and_then(Node::as_str) {
+        let recursive = r == "#"
+            || r.strip_prefix('#')
+                .is_some_and(|frag| !frag.is_empty() && p.starts_with(frag));
+        let external = !r.starts_with('#');
+        if recursive || external {
+            let span = node.get("$ref").map_or(node.span, |n| n.span);
+            let what = if external {
+                "an external `$ref`"
+            } else {
+                "a recursive `$ref`"
+            };
+            c.push(
+                span,
+                &format!("{p}/$ref"),
+                format!(
+                    "{what} at {} is not supported by Anthropic strict tool use",
+                    Checker::at(p)
+                ),
+                "unsupported reference",
+                note,
+                "inline the schema, or drop `strict` for this tool",
+            );
+        }
+    }
+    if let Some(e) = node.get("enum").and_then(Node::items) {
+        for (i, v) in e.iter().enumerate() {
+            if matches!(v.kind, NodeKind::Object(_) | NodeKind::Array(_)) {
+                c.push(
+                    v.span,
+                    &format!("{p}/enum/{i}"),
+                    format!(
+                        "complex `enum` value at {} is not supported by Anthropic strict tool use",
+                        Checker::at(p)
+                    ),
+                    "objects and arrays are not allowed in `enum`",
+                    note,
+                    "use strings, numbers, booleans or null in `enum`",
+                );
+            }
+        }
+    }
+}
