@@ -61,6 +61,14 @@ pub enum ToolFormat {
 }
 
 impl ToolFormat {
+    /// One of OpenAI's wire shapes (where `strict: true` means OpenAI strict mode).
+    pub fn is_openai(self) -> bool {
+        matches!(
+            self,
+            ToolFormat::OpenaiChat | ToolFormat::OpenaiResponses | ToolFormat::OpenaiFunctions
+        )
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ToolFormat::Mcp => "mcp",

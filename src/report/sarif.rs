@@ -18,12 +18,9 @@ pub const SCHEMA_URI: &str =
 const TAXONOMY: &str = "toolaudit-families";
 const FINGERPRINT_KEY: &str = "toolaudit/v1";
 
+/// SARIF levels have the same names as toolaudit's severities.
 fn level(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    }
+    s.as_str()
 }
 
 fn family_ref(family: &str) -> Value {

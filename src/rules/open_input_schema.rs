@@ -2,7 +2,7 @@
 //! through, so a misspelled argument is dropped without a word.
 
 use super::{Context, Rule};
-use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef, ToolFormat};
+use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef};
 use crate::rules::invalid_tool_name::short;
 use crate::schema::{Place, is_object_schema, walk};
 use crate::source::Span;
@@ -17,10 +17,7 @@ impl Rule for OpenInputSchema {
         };
         // A strict OpenAI tool without `additionalProperties: false` is
         // rejected outright; S105 reports that as an error.
-        let openai_format = matches!(
-            tool.format,
-            ToolFormat::OpenaiChat | ToolFormat::OpenaiResponses | ToolFormat::OpenaiFunctions
-        );
+        let openai_format = tool.format.is_openai();
         if tool.strict == Some(true) && openai_format {
             return;
         }

@@ -134,10 +134,7 @@ impl Rule for TargetSchemaUnsupported {
             return;
         }
         let selected = |id: &str| cx.targets.iter().any(|t| t.id == id);
-        let openai_format = matches!(
-            tool.format,
-            ToolFormat::OpenaiChat | ToolFormat::OpenaiResponses | ToolFormat::OpenaiFunctions
-        );
+        let openai_format = tool.format.is_openai();
         let strict = tool.strict == Some(true);
         let openai_strict =
             selected("openai-strict") || (strict && openai_format && selected("openai"));
