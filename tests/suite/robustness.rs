@@ -35,6 +35,58 @@ fn jsonish() -> impl Strategy<Value = String> {
     prop::collection::vec(token, 0..64).prop_map(|v| v.concat())
 }
 
+/// JSON Schema-like objects built from the keywords the schema rules read,
+/// with hostile values: bad regexes, dangling and remote `$ref`s, wrong types.
+fn schemaish() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("true".to_string()),
+        Just("{}".to_string()),
+        Just(r#"{"type":"string","pattern":"(unclosed"}"#.to_string()),
+        Just(r#"{"type":"string","pattern":"^(a+)+$","default":"aaaa"}"#.to_string()),
+        Just(r##"{"$ref":"#/$defs/x"}"##.to_string()),
+        Just(r##"{"$ref":"#"}"##.to_string()),
+        Just(r#"{"$ref":"https://example.com/s.json"}"#.to_string()),
+        Just(r#"{"type":["integer","null"],"enum":[1,"2",null],"default":3}"#.to_string()),
+        Just(r#"{"type":"array","items":[{"type":"string"}],"minItems":5}"#.to_string()),
+        Just(r#"{"type":"STRING","format":"date-time","const":{}}"#.to_string()),
+        Just(r#"{"type":"number","multipleOf":0,"minimum":"x"}"#.to_string()),
+    ];
+    leaf.prop_recursive(4, 64, 6, |inner| {
+        let key = prop_oneof![
+            Just("properties"),
+            Just("$defs"),
+            Just("items"),
+            Just("anyOf"),
+            Just("allOf"),
+            Just("additionalProperties"),
+            Just("not"),
+            Just("required"),
+            Just("$schema"),
+            Just("patternProperties"),
+            Just("default"),
+            Just("type"),
+        ];
+        prop::collection::vec((key, inner, "[a-z(\\[]{0,3}"), 0..5).prop_map(|members| {
+            let body: Vec<String> = members
+                .into_iter()
+                .map(|(k, v, name)| match k {
+                    "properties" | "$defs" | "patternProperties" => {
+                        format!(r#""{k}":{{"{name}":{v}}}"#)
+                    }
+                    "anyOf" | "allOf" => format!(r#""{k}":[{v},{v}]"#),
+                    "required" => format!(r#""required":["{name}"]"#),
+                    "$schema" => {
+                        r#""$schema":"http://json-schema.org/draft-04/schema#""#.to_string()
+                    }
+                    "type" => r#""type":"object""#.to_string(),
+                    _ => format!(r#""{k}":{v}"#),
+                })
+                .collect();
+            format!("{{{}}}", body.join(","))
+        })
+    })
+}
+
 fn check_all(text: &str, docs: &[toolaudit::syntax::Node]) {
     let file = Arc::new(SourceFile::new("p.json".into(), "p.json".into(), text));
     let tools = manifest::extract(&file, docs);
@@ -79,6 +131,14 @@ proptest! {
         }
         if let Ok(docs) = yaml::parse(&text) {
             check_all(&text, &docs);
+        }
+    }
+
+    #[test]
+    fn any_schema_is_checked_without_panicking(schema in schemaish()) {
+        let text = format!(r#"{{"tools": [{{"name": "t", "inputSchema": {schema}}}]}}"#);
+        if let Ok(Some(doc)) = json::parse(&text) {
+            check_all(&text, &[doc]);
         }
     }
 
