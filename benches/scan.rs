@@ -98,6 +98,8 @@ fn main() {
             targets: targets::defaults(),
             rules: rules::select(&[], &[]).unwrap(),
             explicit: Vec::new(),
+            severity: Default::default(),
+            per_file_ignores: Vec::new(),
         };
         let mut times = Vec::new();
         let mut findings = 0;

@@ -7,6 +7,7 @@
 //! any thread count.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -31,6 +32,31 @@ pub struct ScanOptions {
     pub rules: Vec<&'static RuleEntry>,
     /// Codes named in full on `--select` (see `rules::Context::explicit`).
     pub explicit: Vec<&'static str>,
+    /// Severity per rule code, from the config file.
+    pub severity: BTreeMap<&'static str, Severity>,
+    /// Findings of these rules in files matching the glob are left out.
+    pub per_file_ignores: Vec<PerFileIgnore>,
+}
+
+/// One `per-file-ignores` entry of the config file.
+pub struct PerFileIgnore {
+    pub glob: String,
+    pub matcher: globset::GlobMatcher,
+    /// Globs are relative to this folder (the config file's).
+    pub base: std::path::PathBuf,
+    pub codes: Vec<&'static str>,
+}
+
+impl PerFileIgnore {
+    fn covers(&self, d: &Diagnostic, cwd: &Path) -> bool {
+        if !self.codes.contains(&d.code) {
+            return false;
+        }
+        let abs = cwd.join(&d.file.path);
+        let rel = abs.strip_prefix(&self.base).unwrap_or(&abs);
+        let rel = rel.strip_prefix(".").unwrap_or(rel);
+        self.matcher.is_match(rel)
+    }
 }
 
 /// Everything a scan found, sorted.
@@ -40,6 +66,8 @@ pub struct Scan {
     pub tools: Vec<ToolDef>,
     pub diagnostics: Vec<Diagnostic>,
     pub notifications: Vec<Notification>,
+    /// Findings left out by `per-file-ignores`.
+    pub suppressed: usize,
 }
 
 impl Scan {
@@ -108,6 +136,17 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     });
     drop(groups);
     diagnostics.extend(group_findings);
+    let before = diagnostics.len();
+    if !opts.per_file_ignores.is_empty() {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        diagnostics.retain(|d| !opts.per_file_ignores.iter().any(|p| p.covers(d, &cwd)));
+    }
+    let suppressed = before - diagnostics.len();
+    for d in &mut diagnostics {
+        if let Some(&s) = opts.severity.get(d.code) {
+            d.severity = s;
+        }
+    }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     notifications.sort();
     Ok(Scan {
@@ -115,6 +154,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         tools,
         diagnostics,
         notifications,
+        suppressed,
     })
 }
 

@@ -31,7 +31,7 @@ pub enum Error {
 
 fn did_you_mean(s: &Option<String>) -> String {
     s.as_ref()
-        .map(|s| format!("; did you mean `{s}`?"))
+        .map(|s| format!(" (did you mean `{s}`?)"))
         .unwrap_or_default()
 }
 

@@ -6,6 +6,7 @@
 //! `cli` is the only module that prints.
 
 pub mod cli;
+pub mod config;
 pub mod discover;
 pub mod engine;
 pub mod error;

@@ -232,7 +232,7 @@ mod tests {
         assert_eq!(r, ["openai", "mcp"]);
         let err = resolve(&["antropic".into()]).unwrap_err().to_string();
         assert!(
-            err.contains("`antropic`") && err.contains("did you mean `anthropic`"),
+            err.contains("`antropic`") && err.contains("(did you mean `anthropic`?)"),
             "{err}"
         );
     }

@@ -30,6 +30,8 @@ pub enum Command {
     Tools(ToolsArgs),
     /// List the rules, or with --targets the target profiles
     Rules(RulesArgs),
+    /// Show the settings a scan of PATH would use, and where each comes from
+    Config(ConfigArgs),
     /// Show a rule's documentation
     Explain {
         /// A rule code (N101) or name (invalid-tool-name)
@@ -54,9 +56,17 @@ pub struct InputArgs {
     #[arg(long)]
     pub no_ignore: bool,
 
-    /// Skip (and report) files larger than SIZE, e.g. 4MiB, 512KiB
-    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size)]
-    pub max_file_size: u64,
+    /// Skip (and report) files larger than SIZE, e.g. 4MiB, 512KiB [default: 4MiB]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_file_size: Option<u64>,
+
+    /// Read settings from FILE instead of discovering toolaudit.toml
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore every config file
+    #[arg(long)]
+    pub no_config: bool,
 
     /// Worker threads; 0 means one per core
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
@@ -89,9 +99,9 @@ pub struct ScanArgs {
     #[arg(long, value_name = "CODE", value_delimiter = ',')]
     pub ignore: Vec<String>,
 
-    /// Exit with 1 when a finding at or above this severity is reported
-    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
-    pub fail_on: FailOn,
+    /// Exit with 1 when a finding at or above this severity is reported [default: warning]
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
 
     /// When to colour human output
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -110,6 +120,12 @@ pub struct ToolsArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 #[derive(Debug, Args)]

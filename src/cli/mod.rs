@@ -3,6 +3,7 @@
 //! that prints or decides exit codes.
 
 mod args;
+mod settings;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -12,15 +13,14 @@ use anyhow::{Context as _, Result};
 use clap::Parser;
 
 pub use args::{
-    Cli, ColorChoice, Command, FailOn, InputArgs, ListFormat, RulesArgs, ScanArgs, ToolsArgs,
+    Cli, ColorChoice, Command, ConfigArgs, FailOn, InputArgs, ListFormat, RulesArgs, ScanArgs,
+    ToolsArgs,
 };
 
-use crate::discover::WalkOptions;
-use crate::engine::{self, Scan, ScanOptions};
-use crate::model::Severity;
+use crate::engine::{self, Scan};
 use crate::report::{self, Format, Report};
 use crate::rules::{self, FAMILIES, REGISTRY};
-use crate::targets::{self, TARGETS};
+use crate::targets::TARGETS;
 
 /// Exit codes, as documented in README.md.
 pub mod exit {
@@ -75,24 +75,9 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Scan(args) => scan(args),
         Command::Tools(args) => tools(args),
         Command::Rules(args) => list_rules(args),
+        Command::Config(args) => show_config(args),
         Command::Explain { rule } => explain(&rule),
     }
-}
-
-fn scan_options(input: &InputArgs, select: &[String], ignore: &[String]) -> Result<ScanOptions> {
-    Ok(ScanOptions {
-        walk: WalkOptions {
-            paths: input.paths.clone(),
-            excludes: input.exclude.clone(),
-            hidden: input.hidden,
-            no_ignore: input.no_ignore,
-            threads: input.threads,
-        },
-        max_file_size: input.max_file_size,
-        targets: targets::resolve(&input.target)?,
-        rules: rules::select(select, ignore)?,
-        explicit: rules::explicit_codes(select),
-    })
 }
 
 /// The enclosing git work tree of `cwd`, else `cwd` itself.
@@ -114,8 +99,9 @@ fn print_notifications(scan: &Scan) {
 }
 
 fn scan(args: ScanArgs) -> Result<u8> {
-    let opts = scan_options(&args.input, &args.select, &args.ignore)?;
-    let result = engine::scan(&opts)?;
+    let resolved = settings::resolve(&args.input, &args.select, &args.ignore, args.fail_on)?;
+    let opts = &resolved.opts;
+    let result = engine::scan(opts)?;
     if !args.quiet {
         print_notifications(&result);
     }
@@ -147,11 +133,7 @@ fn scan(args: ScanArgs) -> Result<u8> {
                 .context("cannot write to standard output")?;
         }
     }
-    let threshold = match args.fail_on {
-        FailOn::Error => Severity::Error,
-        FailOn::Warning => Severity::Warning,
-        FailOn::Note => Severity::Note,
-    };
+    let threshold = resolved.fail_on;
     Ok(if result.had_errors() {
         exit::ERROR
     } else if result.diagnostics.iter().any(|d| d.severity >= threshold) {
@@ -183,7 +165,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 
 fn tools(args: ToolsArgs) -> Result<u8> {
     // Extraction only: no rule runs.
-    let mut opts = scan_options(&args.input, &[], &[])?;
+    let mut opts = settings::resolve(&args.input, &[], &[], None)?.opts;
     opts.rules.clear();
     let result = engine::scan(&opts)?;
     print_notifications(&result);
@@ -369,6 +351,22 @@ fn list_rules(args: RulesArgs) -> Result<u8> {
             }
         }
     }
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(exit::CLEAN)
+}
+
+fn show_config(args: ConfigArgs) -> Result<u8> {
+    let resolved = settings::resolve(&args.input, &[], &[], None)?;
+    let mut out = match &resolved.config {
+        Some(l) => format!("Config file: {}\n\n", crate::discover::display_path(&l.path)),
+        None => "Config file: none found (looked for toolaudit.toml, .toolaudit.toml and [tool.toolaudit] in pyproject.toml)\n\n".to_string(),
+    };
+    let rows: Vec<[String; 3]> = resolved
+        .shown
+        .iter()
+        .map(|(k, v, src)| [k.to_string(), v.clone(), src.clone()])
+        .collect();
+    table(&mut out, ["SETTING", "VALUE", "FROM"], &rows);
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(exit::CLEAN)
 }

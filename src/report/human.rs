@@ -126,6 +126,13 @@ fn summary(r: &Report, out: &mut String) {
     } else {
         let _ = writeln!(out, "No problems found; scanned {files} with {tools}.");
     }
+    if scan.suppressed > 0 {
+        let _ = writeln!(
+            out,
+            "{} left out by per-file-ignores in the config file.",
+            plural(scan.suppressed, "finding")
+        );
+    }
     let targets: Vec<&str> = r.targets.iter().map(|t| t.id).collect();
     let _ = writeln!(out, "Targets: {}.", targets.join(", "));
     let skipped = scan

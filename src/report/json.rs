@@ -81,6 +81,7 @@ pub fn render(r: &Report) -> String {
             "files_scanned": r.scan.files_scanned,
             "tools": r.scan.tools.len(),
             "findings": r.scan.diagnostics.len(),
+            "suppressed": r.scan.suppressed,
             "by_severity": by_severity,
             "by_rule": by_rule,
             "complete": !r.scan.had_errors(),

@@ -44,7 +44,7 @@ fn unknown_codes_families_and_targets_are_named_with_a_suggestion() {
         .assert()
         .code(2)
         .stderr(contains(
-            "unknown rule code or family `N1011`; did you mean `N101`?",
+            "unknown rule code or family `N1011` (did you mean `N101`?)",
         ));
     bin()
         .args(["scan", "examples", "--ignore", "Q"])
@@ -55,7 +55,7 @@ fn unknown_codes_families_and_targets_are_named_with_a_suggestion() {
         .args(["scan", "examples", "--target", "anthropic,opnai"])
         .assert()
         .code(2)
-        .stderr(contains("unknown target `opnai`; did you mean `openai`?"))
+        .stderr(contains("unknown target `opnai` (did you mean `openai`?)"))
         .stderr(contains("valid targets: anthropic,"));
     bin()
         .args(["scan", "examples", "--format", "xml"])

@@ -1,4 +1,5 @@
 mod cli;
+mod config;
 mod fixtures;
 mod meta;
 mod output;

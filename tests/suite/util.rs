@@ -34,6 +34,8 @@ pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
         targets: targets::resolve(&own(target)).unwrap(),
         rules: rules::select(&own(select), &[]).unwrap(),
         explicit: rules::explicit_codes(&own(select)),
+        severity: Default::default(),
+        per_file_ignores: Vec::new(),
     };
     engine::scan(&opts).unwrap()
 }

@@ -1,0 +1,290 @@
+//! Flags + config file → the options a scan runs with. Command-line values
+//! win over the config file, which wins over defaults (`--exclude` adds to
+//! the config's `exclude`); each resolved value keeps its source for
+//! `toolaudit config`.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context as _, Result};
+
+use super::args::{FailOn, InputArgs};
+use crate::config::{self, Loaded, SizeValue};
+use crate::discover::WalkOptions;
+use crate::engine::{DEFAULT_MAX_FILE_SIZE, PerFileIgnore, ScanOptions, human_size, parse_size};
+use crate::model::Severity;
+use crate::rules;
+use crate::targets;
+
+pub struct Resolved {
+    pub opts: ScanOptions,
+    pub fail_on: Severity,
+    pub config: Option<Loaded>,
+    /// (key, value, source) for `toolaudit config`.
+    pub shown: Vec<(&'static str, String, String)>,
+}
+
+fn fail_on(f: FailOn) -> Severity {
+    match f {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Note => Severity::Note,
+    }
+}
+
+/// Picks the flag's value, else the config's, else the default, and says which.
+fn pick<T: Clone>(
+    flag: Option<T>,
+    flag_name: &str,
+    from_config: Option<T>,
+    cfg: Option<&Loaded>,
+    key: &str,
+    default: T,
+) -> (T, String) {
+    match (flag, from_config, cfg) {
+        (Some(v), _, _) => (v, flag_name.to_string()),
+        (None, Some(v), Some(c)) => (v, c.origin(key)),
+        _ => (default, "default".to_string()),
+    }
+}
+
+fn non_empty(v: &[String]) -> Option<Vec<String>> {
+    (!v.is_empty()).then(|| v.to_vec())
+}
+
+pub fn resolve(
+    input: &InputArgs,
+    select_flag: &[String],
+    ignore_flag: &[String],
+    fail_on_flag: Option<FailOn>,
+) -> Result<Resolved> {
+    let loaded = if input.no_config {
+        None
+    } else if let Some(path) = &input.config {
+        Some(config::load(path)?)
+    } else {
+        let start = input
+            .paths
+            .first()
+            .map_or(std::path::Path::new("."), |p| p.as_path());
+        config::discover(start)?
+    };
+    let cfg = loaded.as_ref();
+    let c = cfg.map(|l| &l.config);
+    let mut shown = Vec::new();
+
+    let (target_ids, src) = pick(
+        non_empty(&input.target),
+        "--target",
+        c.and_then(|c| c.targets.clone()),
+        cfg,
+        "targets",
+        Vec::new(),
+    );
+    let targets = targets::resolve(&target_ids).map_err(|e| match (src.as_str(), cfg) {
+        ("--target" | "default", _) | (_, None) => anyhow::Error::new(e),
+        (_, Some(l)) => l.value_error("targets", e).into(),
+    })?;
+    shown.push((
+        "targets",
+        targets.iter().map(|t| t.id).collect::<Vec<_>>().join(", "),
+        src,
+    ));
+
+    let (select, select_src) = pick(
+        non_empty(select_flag),
+        "--select",
+        c.and_then(|c| c.select.clone()),
+        cfg,
+        "select",
+        Vec::new(),
+    );
+    let (ignore, ignore_src) = pick(
+        non_empty(ignore_flag),
+        "--ignore",
+        c.and_then(|c| c.ignore.clone()),
+        cfg,
+        "ignore",
+        Vec::new(),
+    );
+    let selected = rules::select(&select, &ignore).map_err(|e| match cfg {
+        Some(l)
+            if select_src != "--select" && ignore_src != "--ignore" && select_src != "default" =>
+        {
+            anyhow::Error::new(l.value_error(
+                if ignore_src == "default" {
+                    "select"
+                } else {
+                    "ignore"
+                },
+                e,
+            ))
+        }
+        _ => anyhow::Error::new(e),
+    })?;
+    shown.push((
+        "select",
+        if select.is_empty() {
+            "ALL".into()
+        } else {
+            select.join(", ")
+        },
+        select_src,
+    ));
+    shown.push((
+        "ignore",
+        if ignore.is_empty() {
+            "(none)".into()
+        } else {
+            ignore.join(", ")
+        },
+        ignore_src,
+    ));
+
+    let mut excludes: Vec<String> = c.and_then(|c| c.exclude.clone()).unwrap_or_default();
+    let exclude_src = match (excludes.is_empty(), input.exclude.is_empty()) {
+        (true, true) => "default".to_string(),
+        (true, false) => "--exclude".to_string(),
+        (false, true) => cfg.map_or_else(String::new, |l| l.origin("exclude")),
+        (false, false) => format!(
+            "{} and --exclude",
+            cfg.map_or_else(String::new, |l| l.origin("exclude"))
+        ),
+    };
+    excludes.extend(input.exclude.iter().cloned());
+    shown.push((
+        "exclude",
+        if excludes.is_empty() {
+            "(none)".into()
+        } else {
+            excludes.join(", ")
+        },
+        exclude_src,
+    ));
+
+    let config_size = match c.and_then(|c| c.max_file_size.as_ref()) {
+        None => None,
+        Some(SizeValue::Bytes(n)) => Some(*n),
+        Some(SizeValue::Text(t)) => Some(parse_size(t).map_err(|e| {
+            cfg.expect("a value comes from a file")
+                .value_error("max-file-size", e)
+        })?),
+    };
+    let (max_file_size, src) = pick(
+        input.max_file_size,
+        "--max-file-size",
+        config_size,
+        cfg,
+        "max-file-size",
+        DEFAULT_MAX_FILE_SIZE,
+    );
+    shown.push(("max-file-size", human_size(max_file_size), src));
+
+    let config_fail_on = match c.and_then(|c| c.fail_on.as_deref()) {
+        None => None,
+        Some(s) => Some(Severity::parse(s).ok_or_else(|| {
+            cfg.expect("a value comes from a file").value_error(
+                "fail-on",
+                format!("unknown severity `{s}`; use error, warning or note"),
+            )
+        })?),
+    };
+    let (fail_on, src) = pick(
+        fail_on_flag.map(fail_on),
+        "--fail-on",
+        config_fail_on,
+        cfg,
+        "fail-on",
+        Severity::Warning,
+    );
+    shown.push(("fail-on", fail_on.to_string(), src));
+
+    let mut severity = BTreeMap::new();
+    for (code, level) in c.and_then(|c| c.severity.as_ref()).into_iter().flatten() {
+        let l = cfg.expect("a value comes from a file");
+        let key = format!("severity.{code}");
+        let entry = rules::lookup(code).map_err(|e| l.value_error(&key, e))?;
+        let s = Severity::parse(level).ok_or_else(|| {
+            l.value_error(
+                &key,
+                format!("unknown severity `{level}`; use error, warning or note"),
+            )
+        })?;
+        severity.insert(entry.code, s);
+    }
+    if !severity.is_empty() {
+        let v: Vec<String> = severity.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        shown.push((
+            "severity",
+            v.join(", "),
+            cfg.map_or_else(String::new, |l| l.origin("severity")),
+        ));
+    }
+
+    let mut per_file_ignores = Vec::new();
+    for (glob, selectors) in c
+        .and_then(|c| c.per_file_ignores.as_ref())
+        .into_iter()
+        .flatten()
+    {
+        let l = cfg.expect("a value comes from a file");
+        let key = format!("per-file-ignores.{glob}");
+        let matcher = globset::GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| l.value_error(&key, format!("invalid glob: {e}")))?
+            .compile_matcher();
+        let codes = rules::select(selectors, &[])
+            .map_err(|e| l.value_error(&key, e))?
+            .iter()
+            .map(|e| e.code)
+            .collect();
+        per_file_ignores.push(PerFileIgnore {
+            glob: glob.clone(),
+            matcher,
+            base: std::path::absolute(l.dir())
+                .context("cannot resolve the config file's folder")?,
+            codes,
+        });
+    }
+    if !per_file_ignores.is_empty() {
+        let v: Vec<String> = per_file_ignores
+            .iter()
+            .map(|p| format!("{} = {}", p.glob, p.codes.join(" ")))
+            .collect();
+        shown.push((
+            "per-file-ignores",
+            v.join("; "),
+            cfg.map_or_else(String::new, |l| l.origin("per-file-ignores")),
+        ));
+    }
+    shown.push((
+        "rules",
+        selected
+            .iter()
+            .map(|e| e.code)
+            .collect::<Vec<_>>()
+            .join(", "),
+        "select and ignore".into(),
+    ));
+
+    Ok(Resolved {
+        opts: ScanOptions {
+            walk: WalkOptions {
+                paths: input.paths.clone(),
+                excludes,
+                hidden: input.hidden,
+                no_ignore: input.no_ignore,
+                threads: input.threads,
+            },
+            max_file_size,
+            targets,
+            explicit: rules::explicit_codes(&select),
+            rules: selected,
+            severity,
+            per_file_ignores,
+        },
+        fail_on,
+        config: loaded,
+        shown,
+    })
+}

@@ -1,0 +1,333 @@
+//! `toolaudit.toml` (or `[tool.toolaudit]` in `pyproject.toml`): discovery,
+//! strict parsing, and merging with command-line flags into the settings a
+//! scan runs with, each value remembering where it came from.
+//!
+//! toolaudit holds itself to its own M1 rule: an unknown key or a bad value
+//! is an error that names the file, line and key and suggests the nearest
+//! valid one, never a silently ignored setting.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::de::{DeTable, DeValue};
+
+use crate::error::suggest;
+
+/// Top-level keys of the config table, in documentation order.
+pub const KEYS: &[&str] = &[
+    "targets",
+    "select",
+    "ignore",
+    "exclude",
+    "max-file-size",
+    "fail-on",
+    "severity",
+    "per-file-ignores",
+];
+
+/// The config as written, after validation of its keys.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FileConfig {
+    pub targets: Option<Vec<String>>,
+    pub select: Option<Vec<String>>,
+    pub ignore: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
+    pub max_file_size: Option<SizeValue>,
+    pub fail_on: Option<String>,
+    /// Rule code -> `error` | `warning` | `note`.
+    pub severity: Option<BTreeMap<String, String>>,
+    /// Glob (relative to the config file's folder) -> codes or families.
+    pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+}
+
+/// `max-file-size = "4MiB"` or `max-file-size = 4194304`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum SizeValue {
+    Bytes(u64),
+    Text(String),
+}
+
+#[derive(Debug, Deserialize)]
+struct PyProject {
+    tool: Option<PyTool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PyTool {
+    toolaudit: Option<FileConfig>,
+}
+
+/// A config file that was found and read.
+#[derive(Debug)]
+pub struct Loaded {
+    pub path: PathBuf,
+    pub config: FileConfig,
+    /// `path:line` of each top-level key, for `toolaudit config`.
+    pub lines: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}:{column}: {message}", .path.display())]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+/// Looks for `toolaudit.toml`, `.toolaudit.toml`, or a `pyproject.toml` with
+/// a `[tool.toolaudit]` table, in `start` and then each parent folder.
+pub fn discover(start: &Path) -> Result<Option<Loaded>, ConfigError> {
+    let start = if start.is_file() {
+        start.parent().unwrap_or(Path::new("."))
+    } else {
+        start
+    };
+    let abs = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    for dir in abs.ancestors() {
+        for name in ["toolaudit.toml", ".toolaudit.toml"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return load(&p).map(Some);
+            }
+        }
+        let p = dir.join("pyproject.toml");
+        if p.is_file() {
+            let text = read(&p)?;
+            if has_tool_table(&text) {
+                return parse(&p, &text).map(Some);
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Loads a config file named explicitly (`--config`).
+pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
+    let text = read(path)?;
+    parse(path, &text)
+}
+
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "pyproject.toml")
+}
+
+fn has_tool_table(text: &str) -> bool {
+    let Ok(doc) = DeTable::parse(text) else {
+        // A broken pyproject.toml that mentions us is still ours to report.
+        return text.contains("[tool.toolaudit");
+    };
+    table_get(doc.get_ref(), "tool")
+        .and_then(|t| match t {
+            DeValue::Table(t) => table_get(t, "toolaudit"),
+            _ => None,
+        })
+        .is_some()
+}
+
+fn table_get<'a, 'i>(t: &'a DeTable<'i>, key: &str) -> Option<&'a DeValue<'i>> {
+    t.iter()
+        .find(|(k, _)| k.get_ref().as_ref() == key)
+        .map(|(_, v)| v.get_ref())
+}
+
+/// Parses and validates a config file's text.
+pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
+    let invalid = |offset: usize, message: String| {
+        let before = &text[..offset.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ConfigError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        }
+    };
+    let doc = DeTable::parse(text).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        invalid(offset, format!("invalid TOML: {}", e.message()))
+    })?;
+    let (table, prefix) = if is_pyproject(path) {
+        let Some(DeValue::Table(tool)) = table_get(doc.get_ref(), "tool") else {
+            return Ok(Loaded {
+                path: path.to_path_buf(),
+                config: FileConfig::default(),
+                lines: BTreeMap::new(),
+            });
+        };
+        match table_get(tool, "toolaudit") {
+            Some(DeValue::Table(t)) => (t, "tool.toolaudit."),
+            Some(_) => return Err(invalid(0, "`tool.toolaudit` must be a table".into())),
+            None => unreachable!("has_tool_table checked it"),
+        }
+    } else {
+        (doc.get_ref(), "")
+    };
+    let mut lines = BTreeMap::new();
+    for (key, value) in table.iter() {
+        let k = key.get_ref().as_ref();
+        let at = key.span().start;
+        if !KEYS.contains(&k) {
+            let hint = suggest(k, KEYS.iter().copied())
+                .map(|s| format!("; did you mean `{prefix}{s}`?"))
+                .unwrap_or_else(|| format!("; valid keys: {}", KEYS.join(", ")));
+            return Err(invalid(at, format!("unknown key `{prefix}{k}`{hint}")));
+        }
+        lines.insert(k.to_string(), text[..at].matches('\n').count() + 1);
+        // Nested tables: their keys are rule codes or globs, checked by the
+        // caller against the rule table; remember where each one is.
+        if matches!(k, "severity" | "per-file-ignores") {
+            let DeValue::Table(inner) = value.get_ref() else {
+                return Err(invalid(
+                    value.span().start,
+                    format!("`{prefix}{k}` must be a table"),
+                ));
+            };
+            for (ik, _) in inner.iter() {
+                let line = text[..ik.span().start].matches('\n').count() + 1;
+                lines.insert(format!("{k}.{}", ik.get_ref()), line);
+            }
+        }
+    }
+    let config = if is_pyproject(path) {
+        toml::from_str::<PyProject>(text)
+            .map_err(|e| invalid(e.span().map_or(0, |s| s.start), e.message().to_string()))?
+            .tool
+            .and_then(|t| t.toolaudit)
+            .unwrap_or_default()
+    } else {
+        toml::from_str::<FileConfig>(text)
+            .map_err(|e| invalid(e.span().map_or(0, |s| s.start), e.message().to_string()))?
+    };
+    // Values are checked against the rule and target tables by the caller,
+    // which knows how to name them; point at the key when that fails.
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        config,
+        lines,
+    })
+}
+
+impl Loaded {
+    /// `file:line` of a top-level key, for messages and `toolaudit config`.
+    pub fn origin(&self, key: &str) -> String {
+        let path = crate::discover::display_path(&self.path);
+        match self.lines.get(key) {
+            Some(line) => format!("{path}:{line}"),
+            None => path,
+        }
+    }
+
+    /// An error about the value of `key` (`targets`, or `severity.N101`
+    /// for a key of a nested table).
+    pub fn value_error(&self, key: &str, message: impl std::fmt::Display) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.clone(),
+            line: self.lines.get(key).copied().unwrap_or(1),
+            column: 1,
+            message: format!("`{key}`: {message}"),
+        }
+    }
+
+    /// The folder `per-file-ignores` globs are relative to.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(name: &str, text: &str) -> Result<Loaded, ConfigError> {
+        parse(Path::new(name), text)
+    }
+
+    #[test]
+    fn reads_every_key() {
+        let l = parse_text(
+            "toolaudit.toml",
+            r#"
+targets = ["anthropic", "openai"]
+select = ["N", "S"]
+ignore = ["S106"]
+exclude = ["tests/**"]
+max-file-size = "1MiB"
+fail-on = "error"
+[severity]
+N104 = "error"
+[per-file-ignores]
+"fixtures/**" = ["N101"]
+"#,
+        )
+        .unwrap();
+        assert_eq!(l.config.targets.unwrap(), ["anthropic", "openai"]);
+        assert_eq!(l.config.severity.unwrap()["N104"], "error");
+        assert_eq!(l.lines["fail-on"], 7);
+        assert!(matches!(l.config.max_file_size, Some(SizeValue::Text(_))));
+    }
+
+    #[test]
+    fn unknown_keys_are_named_with_position_and_suggestion() {
+        let err = parse_text("toolaudit.toml", "targets = []\ntargts = [\"openai\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "toolaudit.toml:2:1: unknown key `targts`; did you mean `targets`?"
+        );
+        let err = parse_text("pyproject.toml", "[tool.toolaudit]\nfail_on = \"error\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "unknown key `tool.toolaudit.fail_on`; did you mean `tool.toolaudit.fail-on`?"
+            ),
+            "{err}"
+        );
+        let err = parse_text("toolaudit.toml", "zzz = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("valid keys: targets"), "{err}");
+    }
+
+    #[test]
+    fn bad_types_and_bad_toml_are_errors() {
+        let err = parse_text("toolaudit.toml", "targets = \"openai\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("toolaudit.toml:1:"), "{err}");
+        let err = parse_text("toolaudit.toml", "targets = [\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("invalid TOML"), "{err}");
+        let err = parse_text("toolaudit.toml", "severity = \"error\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`severity` must be a table"), "{err}");
+    }
+
+    #[test]
+    fn pyproject_without_our_table_is_not_a_config() {
+        assert!(!has_tool_table("[tool.ruff]\nline-length = 100\n"));
+        assert!(has_tool_table("[tool.toolaudit]\ntargets = []\n"));
+    }
+}
