@@ -68,6 +68,8 @@ pub struct Scan {
     pub notifications: Vec<Notification>,
     /// Findings left out by `per-file-ignores`.
     pub suppressed: usize,
+    /// What `--baseline` left out, when given.
+    pub baseline: Option<crate::baseline::Applied>,
 }
 
 impl Scan {
@@ -155,6 +157,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         diagnostics,
         notifications,
         suppressed,
+        baseline: None,
     })
 }
 

@@ -5,6 +5,7 @@
 //! `rules` check tools and tool lists, `report` renders the sorted findings.
 //! `cli` is the only module that prints.
 
+pub mod baseline;
 pub mod cli;
 pub mod config;
 pub mod discover;

@@ -4,7 +4,7 @@
 //! Owns no parsing and no I/O policy; `discover` decides what to read and
 //! `syntax` turns the text into trees.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 /// A half-open byte range `start..end` into a [`SourceFile`]'s text.
@@ -97,6 +97,41 @@ impl SourceFile {
         let end = floor_char_boundary(&self.text, span.end.min(self.text.len())).max(start);
         &self.text[start..end]
     }
+}
+
+/// The enclosing git work tree of `cwd`, else `cwd` itself: the root that
+/// SARIF URIs and baseline entries are relative to.
+pub fn project_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+/// `path` relative to `root` with `/` separators (`Ok`), or absolute when
+/// it lies outside the root (`Err`). Relative paths are taken from `cwd`.
+pub fn project_path(path: &Path, cwd: &Path, root: &Path) -> Result<String, String> {
+    let abs = normalize(&cwd.join(path));
+    let slashes = |p: &Path| p.to_string_lossy().replace('\\', "/");
+    match abs.strip_prefix(root) {
+        Ok(rel) => Ok(slashes(rel)),
+        Err(_) => Err(slashes(&abs)),
+    }
+}
+
+/// Removes `.` and resolves `..` lexically.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {

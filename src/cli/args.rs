@@ -30,6 +30,8 @@ pub enum Command {
     Tools(ToolsArgs),
     /// List the rules, or with --targets the target profiles
     Rules(RulesArgs),
+    /// Write the current findings to a baseline file, so `scan --baseline` reports only new ones
+    Baseline(BaselineArgs),
     /// Show the settings a scan of PATH would use, and where each comes from
     Config(ConfigArgs),
     /// Show a rule's documentation
@@ -110,6 +112,33 @@ pub struct ScanArgs {
     /// Do not print messages about the scan itself (skipped files) to stderr
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Leave out findings recorded in FILE (written by `toolaudit baseline`)
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Rules to record, as for `scan --select`
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub select: Vec<String>,
+
+    /// Rules not to record, as for `scan --ignore`
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+
+    /// The baseline file to write
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        default_value = "toolaudit-baseline.json"
+    )]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -6,15 +6,15 @@ mod args;
 mod settings;
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
 
 pub use args::{
-    Cli, ColorChoice, Command, ConfigArgs, FailOn, InputArgs, ListFormat, RulesArgs, ScanArgs,
-    ToolsArgs,
+    BaselineArgs, Cli, ColorChoice, Command, ConfigArgs, FailOn, InputArgs, ListFormat, RulesArgs,
+    ScanArgs, ToolsArgs,
 };
 
 use crate::engine::{self, Scan};
@@ -76,16 +76,9 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Tools(args) => tools(args),
         Command::Rules(args) => list_rules(args),
         Command::Config(args) => show_config(args),
+        Command::Baseline(args) => write_baseline(args),
         Command::Explain { rule } => explain(&rule),
     }
-}
-
-/// The enclosing git work tree of `cwd`, else `cwd` itself.
-fn project_root(cwd: &Path) -> PathBuf {
-    cwd.ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(cwd)
-        .to_path_buf()
 }
 
 fn print_notifications(scan: &Scan) {
@@ -101,11 +94,16 @@ fn print_notifications(scan: &Scan) {
 fn scan(args: ScanArgs) -> Result<u8> {
     let resolved = settings::resolve(&args.input, &args.select, &args.ignore, args.fail_on)?;
     let opts = &resolved.opts;
-    let result = engine::scan(opts)?;
+    let mut result = engine::scan(opts)?;
     if !args.quiet {
         print_notifications(&result);
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if let Some(path) = &args.baseline {
+        let baseline = crate::baseline::Baseline::load(path)?;
+        let root = crate::source::project_root(&cwd);
+        result.baseline = Some(baseline.apply(&mut result.diagnostics, &cwd, &root));
+    }
     let color = args.format == Format::Human
         && args.output.is_none()
         && match args.color {
@@ -119,7 +117,7 @@ fn scan(args: ScanArgs) -> Result<u8> {
         scan: &result,
         rules: &opts.rules,
         targets: &opts.targets,
-        root: project_root(&cwd),
+        root: crate::source::project_root(&cwd),
         cwd,
         color,
     };
@@ -353,6 +351,26 @@ fn list_rules(args: RulesArgs) -> Result<u8> {
     }
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(exit::CLEAN)
+}
+
+fn write_baseline(args: BaselineArgs) -> Result<u8> {
+    let resolved = settings::resolve(&args.input, &args.select, &args.ignore, None)?;
+    let result = engine::scan(&resolved.opts)?;
+    print_notifications(&result);
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let root = crate::source::project_root(&cwd);
+    let text = crate::baseline::render(&result.diagnostics, &cwd, &root);
+    write_atomically(&args.output, text.as_bytes())?;
+    eprintln!(
+        "toolaudit: wrote {} to {}",
+        report::plural(result.diagnostics.len(), "finding"),
+        args.output.display()
+    );
+    Ok(if result.had_errors() {
+        exit::ERROR
+    } else {
+        exit::CLEAN
+    })
 }
 
 fn show_config(args: ConfigArgs) -> Result<u8> {

@@ -126,6 +126,20 @@ fn summary(r: &Report, out: &mut String) {
     } else {
         let _ = writeln!(out, "No problems found; scanned {files} with {tools}.");
     }
+    if let Some(b) = scan.baseline {
+        let _ = writeln!(
+            out,
+            "{} in the baseline left out.",
+            plural(b.matched, "finding")
+        );
+        if b.stale > 0 {
+            let _ = writeln!(
+                out,
+                "{} of the baseline no longer found: run `toolaudit baseline` to shrink it.",
+                plural(b.stale, "entry").replace("entrys", "entries")
+            );
+        }
+    }
     if scan.suppressed > 0 {
         let _ = writeln!(
             out,

@@ -82,6 +82,7 @@ pub fn render(r: &Report) -> String {
             "tools": r.scan.tools.len(),
             "findings": r.scan.diagnostics.len(),
             "suppressed": r.scan.suppressed,
+            "baseline": r.scan.baseline.map(|b| json!({"matched": b.matched, "stale": b.stale})),
             "by_severity": by_severity,
             "by_rule": by_rule,
             "complete": !r.scan.had_errors(),

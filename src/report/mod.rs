@@ -8,11 +8,13 @@ mod json;
 mod sarif;
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
+use crate::baseline::Identity;
 use crate::engine::Scan;
 use crate::model::Diagnostic;
 use crate::rules::RuleEntry;
+use crate::source::project_path;
 use crate::targets::Target;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -56,30 +58,16 @@ pub fn help_uri(code: &str) -> String {
     )
 }
 
-/// Stable identities for findings: rule, file, tool and JSON Pointer (or the
-/// trimmed source line), so an edit elsewhere in the file that shifts lines
-/// does not change them. A counter separates findings with equal keys.
+/// Stable identities for findings (see [`Identity`]) as hashes, with a
+/// counter that separates findings with equal identities.
 pub fn fingerprints(r: &Report) -> Vec<String> {
     let mut seen: HashMap<u64, usize> = HashMap::new();
     r.scan
         .diagnostics
         .iter()
         .map(|d| {
-            let anchor = match &d.pointer {
-                Some(p) => p.clone(),
-                None => d
-                    .file
-                    .line_text(d.file.line_col(d.span.start).line)
-                    .trim()
-                    .to_string(),
-            };
-            let key = format!(
-                "{}\0{}\0{}\0{}",
-                d.code,
-                artifact(r, &d.file.path).0,
-                d.tool.as_deref().unwrap_or(""),
-                anchor
-            );
+            let id = Identity::of(d, &r.cwd, &r.root);
+            let key = format!("{}\0{}\0{}\0{}", id.code, id.file, id.tool, id.anchor);
             let hash = fnv1a(key.as_bytes());
             let n = seen.entry(hash).or_insert(0);
             *n += 1;
@@ -100,19 +88,9 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// The SARIF artifact URI of a file and whether it is relative to the root
 /// (`%SRCROOT%`) or an absolute `file://` URI.
 pub fn artifact(r: &Report, path: &Path) -> (String, bool) {
-    let abs = normalize(&r.cwd.join(path));
-    match abs.strip_prefix(&r.root) {
-        Ok(rel) => (
-            encode_uri_path(&rel.to_string_lossy().replace('\\', "/")),
-            true,
-        ),
-        Err(_) => (
-            format!(
-                "file://{}",
-                encode_uri_path(&abs.to_string_lossy().replace('\\', "/"))
-            ),
-            false,
-        ),
+    match project_path(path, &r.cwd, &r.root) {
+        Ok(rel) => (encode_uri_path(&rel), true),
+        Err(abs) => (format!("file://{}", encode_uri_path(&abs)), false),
     }
 }
 
@@ -129,21 +107,6 @@ pub fn dir_uri(dir: &Path) -> String {
     } else {
         format!("file://{s}/")
     }
-}
-
-/// Removes `.` and resolves `..` lexically.
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn encode_uri_path(s: &str) -> String {
@@ -191,6 +154,5 @@ mod tests {
     fn uris() {
         assert_eq!(encode_uri_path("a b/c#d.json"), "a%20b/c%23d.json");
         assert_eq!(dir_uri(Path::new("/work/x")), "file:///work/x/");
-        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
     }
 }

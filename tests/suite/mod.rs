@@ -1,3 +1,4 @@
+mod baseline;
 mod cli;
 mod config;
 mod fixtures;
