@@ -70,6 +70,8 @@ pub struct Scan {
     pub suppressed: usize,
     /// What `--baseline` left out, when given.
     pub baseline: Option<crate::baseline::Applied>,
+    /// With `--diff-base`: the revision and the findings on unchanged lines left out.
+    pub diff_base: Option<(String, usize)>,
 }
 
 impl Scan {
@@ -158,6 +160,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         notifications,
         suppressed,
         baseline: None,
+        diff_base: None,
     })
 }
 

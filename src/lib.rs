@@ -8,6 +8,7 @@
 pub mod baseline;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod discover;
 pub mod engine;
 pub mod error;

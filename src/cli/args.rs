@@ -116,6 +116,10 @@ pub struct ScanArgs {
     /// Leave out findings recorded in FILE (written by `toolaudit baseline`)
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+
+    /// Report only findings on lines added or changed since the merge base of REV and HEAD
+    #[arg(long, value_name = "REV")]
+    pub diff_base: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -94,11 +94,24 @@ fn print_notifications(scan: &Scan) {
 fn scan(args: ScanArgs) -> Result<u8> {
     let resolved = settings::resolve(&args.input, &args.select, &args.ignore, args.fail_on)?;
     let opts = &resolved.opts;
+    // Ask git first: a missing base must fail before the scan, not after.
+    let changed = match &args.diff_base {
+        Some(rev) => Some(crate::diff::changed_lines(rev, &std::env::current_dir()?)?),
+        None => None,
+    };
     let mut result = engine::scan(opts)?;
     if !args.quiet {
         print_notifications(&result);
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if let (Some(rev), Some(changed)) = (&args.diff_base, &changed) {
+        let before = result.diagnostics.len();
+        result.diagnostics.retain(|d| {
+            let abs = crate::source::normalize(&cwd.join(&d.file.path));
+            changed.contains(&abs, d.file.line_col(d.span.start).line)
+        });
+        result.diff_base = Some((rev.clone(), before - result.diagnostics.len()));
+    }
     if let Some(path) = &args.baseline {
         let baseline = crate::baseline::Baseline::load(path)?;
         let root = crate::source::project_root(&cwd);

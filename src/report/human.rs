@@ -126,6 +126,13 @@ fn summary(r: &Report, out: &mut String) {
     } else {
         let _ = writeln!(out, "No problems found; scanned {files} with {tools}.");
     }
+    if let Some((rev, n)) = &scan.diff_base {
+        let _ = writeln!(
+            out,
+            "{} on lines not changed since `{rev}` left out.",
+            plural(*n, "finding")
+        );
+    }
     if let Some(b) = scan.baseline {
         let _ = writeln!(
             out,

@@ -83,6 +83,7 @@ pub fn render(r: &Report) -> String {
             "findings": r.scan.diagnostics.len(),
             "suppressed": r.scan.suppressed,
             "baseline": r.scan.baseline.map(|b| json!({"matched": b.matched, "stale": b.stale})),
+            "diff_base": r.scan.diff_base.as_ref().map(|(rev, n)| json!({"rev": rev, "unchanged": n})),
             "by_severity": by_severity,
             "by_rule": by_rule,
             "complete": !r.scan.had_errors(),

@@ -1,6 +1,7 @@
 mod baseline;
 mod cli;
 mod config;
+mod diff;
 mod fixtures;
 mod meta;
 mod output;
