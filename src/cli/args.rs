@@ -120,6 +120,14 @@ pub struct ScanArgs {
     /// Report only findings on lines added or changed since the merge base of REV and HEAD
     #[arg(long, value_name = "REV")]
     pub diff_base: Option<String>,
+
+    /// SARIF: the analysis category (`automationDetails.id`), to keep several runs apart
+    #[arg(long, value_name = "NAME", default_value = "toolaudit")]
+    pub category: String,
+
+    /// Human format: print the number of findings per rule instead of each finding
+    #[arg(long)]
+    pub statistics: bool,
 }
 
 #[derive(Debug, Args)]

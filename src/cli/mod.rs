@@ -92,6 +92,11 @@ fn print_notifications(scan: &Scan) {
 }
 
 fn scan(args: ScanArgs) -> Result<u8> {
+    if args.statistics && args.format != Format::Human {
+        anyhow::bail!(
+            "--statistics works with --format human; the json format has `summary.by_rule`"
+        );
+    }
     let resolved = settings::resolve(&args.input, &args.select, &args.ignore, args.fail_on)?;
     let opts = &resolved.opts;
     // Ask git first: a missing base must fail before the scan, not after.
@@ -126,6 +131,12 @@ fn scan(args: ScanArgs) -> Result<u8> {
                 std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
             }
         };
+    if args.format == Format::Sarif && result.diagnostics.len() > report::sarif::MAX_RESULTS {
+        eprintln!(
+            "toolaudit: warning: {}",
+            report::sarif::cap_message(result.diagnostics.len() - report::sarif::MAX_RESULTS)
+        );
+    }
     let report = Report {
         scan: &result,
         rules: &opts.rules,
@@ -133,6 +144,8 @@ fn scan(args: ScanArgs) -> Result<u8> {
         root: crate::source::project_root(&cwd),
         cwd,
         color,
+        category: args.category.clone(),
+        statistics: args.statistics,
     };
     let text = report::render(args.format, &report);
     match &args.output {

@@ -27,9 +27,34 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// GitHub shows at most 10 annotations of each level per step.
+pub const PER_LEVEL: usize = 10;
+
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
-    for d in &r.scan.diagnostics {
+    // The most severe findings get the annotations; one notice slot is kept
+    // for the line that says how many more there are.
+    let diags = &r.scan.diagnostics;
+    let mut order: Vec<usize> = (0..diags.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(diags[i].severity));
+    let mut used = [0usize; 3];
+    let overflow = Severity::ALL
+        .iter()
+        .any(|&s| diags.iter().filter(|d| d.severity == s).count() > PER_LEVEL);
+    let mut plain = Vec::new();
+    for i in order {
+        let d = &diags[i];
+        let cap = if d.severity == Severity::Note && overflow {
+            PER_LEVEL - 1
+        } else {
+            PER_LEVEL
+        };
+        let slot = &mut used[d.severity as usize];
+        if *slot >= cap {
+            plain.push(i);
+            continue;
+        }
+        *slot += 1;
         let start = d.file.line_col(d.span.start);
         let end = d.file.line_col(d.span.end);
         let name = rules::by_code(d.code).map_or("", |e| e.meta().name.as_str());
@@ -49,6 +74,24 @@ pub fn render(r: &Report) -> String {
             end.column,
             property(&format!("{} {name}", d.code)),
             data(&message)
+        );
+    }
+    // The rest go to the log as plain lines, in report order.
+    plain.sort_unstable();
+    for &i in &plain {
+        let d = &diags[i];
+        let at = d.file.line_col(d.span.start);
+        let _ = writeln!(
+            out,
+            "{}:{}:{}: {}[{}] {}",
+            d.file.display, at.line, at.column, d.severity, d.code, d.message
+        );
+    }
+    if !plain.is_empty() {
+        let _ = writeln!(
+            out,
+            "::notice title=toolaudit::{} more findings are listed in the log but not annotated: GitHub shows at most {PER_LEVEL} annotations per level and step (upload the SARIF file to see them all in code scanning)",
+            plain.len()
         );
     }
     for n in &r.scan.notifications {

@@ -13,6 +13,11 @@ use crate::model::{Diagnostic, Severity};
 use crate::rules::{self, FAMILIES};
 
 pub fn render(r: &Report) -> String {
+    if r.statistics {
+        let mut out = statistics(r);
+        summary(r, &mut out);
+        return out;
+    }
     let mut files: SimpleFiles<String, std::sync::Arc<str>> = SimpleFiles::new();
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut id_of = |f: &crate::source::SourceFile| {
@@ -85,6 +90,33 @@ pub fn render(r: &Report) -> String {
     out
 }
 
+/// `--statistics`: findings per rule, most frequent first.
+fn statistics(r: &Report) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for d in &r.scan.diagnostics {
+        match counts.iter_mut().find(|(c, _)| *c == d.code) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((d.code, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let width = counts.first().map_or(1, |(_, n)| n.to_string().len());
+    let mut out = String::new();
+    for (code, n) in counts {
+        let meta = rules::by_code(code).map(|e| e.meta());
+        let _ = writeln!(
+            out,
+            "{n:>width$}  {code}  {:<32} {}",
+            meta.map_or("", |m| m.name.as_str()),
+            meta.map_or(String::new(), |m| m.severity.to_string()),
+        );
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
 fn summary(r: &Report, out: &mut String) {
     let scan = r.scan;
     let files = plural(scan.files_scanned, "file");
@@ -153,6 +185,19 @@ fn summary(r: &Report, out: &mut String) {
             "{} left out by per-file-ignores in the config file.",
             plural(scan.suppressed, "finding")
         );
+    }
+    if !scan.tools.is_empty() {
+        // What was found, by source format: tells "clean" from "nothing to check".
+        let mut by_format: Vec<(&str, usize)> = Vec::new();
+        for t in &scan.tools {
+            match by_format.iter_mut().find(|(f, _)| *f == t.format.as_str()) {
+                Some((_, n)) => *n += 1,
+                None => by_format.push((t.format.as_str(), 1)),
+            }
+        }
+        by_format.sort();
+        let parts: Vec<String> = by_format.iter().map(|(f, n)| format!("{n} {f}")).collect();
+        let _ = writeln!(out, "Tools by format: {}.", parts.join(", "));
     }
     let targets: Vec<&str> = r.targets.iter().map(|t| t.id).collect();
     let _ = writeln!(out, "Targets: {}.", targets.join(", "));

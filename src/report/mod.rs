@@ -5,7 +5,7 @@
 mod github;
 mod human;
 mod json;
-mod sarif;
+pub mod sarif;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +40,10 @@ pub struct Report<'a> {
     /// Absolute working directory, to resolve relative paths.
     pub cwd: PathBuf,
     pub color: bool,
+    /// SARIF `automationDetails.id` prefix (GitHub's analysis category).
+    pub category: String,
+    /// Human format: counts per rule instead of each finding.
+    pub statistics: bool,
 }
 
 pub fn render(format: Format, r: &Report) -> String {

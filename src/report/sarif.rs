@@ -16,6 +16,10 @@ use crate::source::{SourceFile, Span};
 pub const SCHEMA_URI: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 const TAXONOMY: &str = "toolaudit-families";
+
+/// GitHub code scanning rejects runs with more than 25,000 results; stay
+/// well below and say so when findings are left out.
+pub const MAX_RESULTS: usize = 20_000;
 const FINGERPRINT_KEY: &str = "toolaudit/v1";
 
 /// SARIF levels have the same names as toolaudit's severities.
@@ -93,6 +97,15 @@ fn result(r: &Report, d: &Diagnostic, rule_index: usize, family: &str, fingerpri
     res
 }
 
+/// The notice for findings left out of the SARIF file by [`MAX_RESULTS`].
+pub fn cap_message(left_out: usize) -> String {
+    format!(
+        "{left_out} less severe findings were left out of this SARIF file: GitHub code scanning \
+         accepts at most 25,000 results per run and toolaudit writes at most {MAX_RESULTS}; \
+         narrow the scan (--select, --diff-base) or record existing findings with `toolaudit baseline`"
+    )
+}
+
 pub fn render(r: &Report) -> String {
     let version = env!("CARGO_PKG_VERSION");
     let rules: Vec<Value> = r
@@ -115,17 +128,21 @@ pub fn render(r: &Report) -> String {
         })
         .collect();
     let fps = fingerprints(r);
-    let results: Vec<Value> = r
-        .scan
-        .diagnostics
+    // Over the cap, keep the most severe findings (then report order).
+    let mut order: Vec<usize> = (0..r.scan.diagnostics.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(r.scan.diagnostics[i].severity));
+    order.truncate(MAX_RESULTS);
+    order.sort_unstable();
+    let left_out = r.scan.diagnostics.len() - order.len();
+    let results: Vec<Value> = order
         .iter()
-        .zip(&fps)
-        .filter_map(|(d, fp)| {
+        .filter_map(|&i| {
+            let d = &r.scan.diagnostics[i];
             let index = r.rules.iter().position(|e| e.code == d.code)?;
-            Some(result(r, d, index, &r.rules[index].meta().family, fp))
+            Some(result(r, d, index, &r.rules[index].meta().family, &fps[i]))
         })
         .collect();
-    let notifications: Vec<Value> = r
+    let mut notifications: Vec<Value> = r
         .scan
         .notifications
         .iter()
@@ -139,6 +156,12 @@ pub fn render(r: &Report) -> String {
             v
         })
         .collect();
+    if left_out > 0 {
+        notifications.push(json!({
+            "level": "warning",
+            "message": {"text": cap_message(left_out)},
+        }));
+    }
     let taxa: Vec<Value> = FAMILIES
         .iter()
         .map(|f| json!({"id": f.id, "name": f.title, "shortDescription": {"text": f.description}}))
@@ -162,6 +185,7 @@ pub fn render(r: &Report) -> String {
                 "isComprehensive": true,
                 "taxa": taxa,
             }],
+            "automationDetails": {"id": format!("{}/", r.category)},
             "invocations": [{
                 "executionSuccessful": !r.scan.had_errors(),
                 "toolExecutionNotifications": notifications,

@@ -247,3 +247,72 @@ fn fingerprints_survive_unrelated_edits() {
     assert_eq!(after.len(), before.len() + 1);
     assert!(before.iter().all(|f| after.contains(f)));
 }
+
+#[test]
+fn github_annotations_respect_the_per_level_caps() {
+    let (text, _) = run(&["scan", "examples", "--format", "github"]);
+    let count = |prefix: &str| text.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(count("::error "), 10, "{text}");
+    assert_eq!(count("::warning "), 10);
+    // The most severe are annotated; the rest are plain log lines, counted once.
+    assert_eq!(count("examples/"), 13);
+    assert!(text.contains(
+        "::notice title=toolaudit::13 more findings are listed in the log but not annotated"
+    ));
+}
+
+#[test]
+fn statistics_count_findings_per_rule() {
+    let (text, code) = run(&["scan", "examples", "--statistics", "--color", "never"]);
+    assert_eq!(code, 1);
+    assert!(text.starts_with("15  M101  open-input-schema"), "{text}");
+    assert!(text.contains(" 9  N101  invalid-tool-name"));
+    assert!(!text.contains("┌─"), "no snippets with --statistics");
+    bin()
+        .args(["scan", "examples", "--statistics", "--format", "json"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--statistics works with --format human",
+        ));
+}
+
+#[test]
+fn sarif_results_are_capped_loudly() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = toolaudit::report::sarif::MAX_RESULTS + 50;
+    let tools: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{"name":"t.{i}","description":"d","inputSchema":{{"type":"object","additionalProperties":false}}}}"#))
+        .collect();
+    std::fs::write(
+        dir.path().join("many.json"),
+        format!("{{\"tools\":[{}]}}", tools.join(",")),
+    )
+    .unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["scan", ".", "--format", "sarif", "--select", "N101"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("50 less severe findings were left out of this SARIF file"),
+        "{stderr}"
+    );
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &log["runs"][0];
+    assert_eq!(
+        run["results"].as_array().unwrap().len(),
+        toolaudit::report::sarif::MAX_RESULTS
+    );
+    let notes = run["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .unwrap();
+    assert!(notes.iter().any(|n| {
+        n["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("at most 25,000 results")
+    }));
+    assert_eq!(run["automationDetails"]["id"], "toolaudit/");
+}
