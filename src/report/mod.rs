@@ -5,6 +5,7 @@
 mod github;
 mod human;
 mod json;
+mod markdown;
 pub mod sarif;
 
 use std::collections::HashMap;
@@ -27,6 +28,8 @@ pub enum Format {
     Json,
     /// GitHub Actions workflow commands (`::error file=…::`).
     Github,
+    /// A Markdown summary, for GitHub job summaries and PR comments.
+    Markdown,
 }
 
 pub struct Report<'a> {
@@ -52,6 +55,7 @@ pub fn render(format: Format, r: &Report) -> String {
         Format::Sarif => sarif::render(r),
         Format::Json => json::render(r),
         Format::Github => github::render(r),
+        Format::Markdown => markdown::render(r),
     }
 }
 

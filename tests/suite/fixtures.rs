@@ -179,3 +179,19 @@ fn parameter_descriptions_are_checked_only_when_s106_is_named() {
     assert!(named[0].message.contains("parameter `a`"));
     assert_eq!(scan(&[path], &["S106"], &[]).diagnostics.len(), 3);
 }
+
+/// A well-written manifest yields nothing, with every rule and every default target.
+#[test]
+fn a_clean_manifest_has_no_findings() {
+    let scan = scan(
+        &[Path::new("tests/fixtures/clean/tools-list.json")],
+        &[],
+        &[],
+    );
+    assert_eq!(scan.tools.len(), 3);
+    assert!(
+        scan.diagnostics.is_empty(),
+        "{}",
+        describe(&scan.diagnostics)
+    );
+}

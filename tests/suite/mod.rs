@@ -1,3 +1,4 @@
+mod action;
 mod baseline;
 mod cli;
 mod config;

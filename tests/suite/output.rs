@@ -162,7 +162,7 @@ fn sarif_has_what_code_scanning_needs() {
 
 #[test]
 fn output_is_identical_for_any_thread_count() {
-    for format in ["human", "sarif", "json", "github"] {
+    for format in ["human", "sarif", "json", "github", "markdown"] {
         let args = |j: &str| {
             vec![
                 "scan",
