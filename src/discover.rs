@@ -33,8 +33,15 @@ pub enum FileKind {
 impl FileKind {
     pub fn of(path: &Path) -> Option<FileKind> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        // github-mcp-server's tool snapshots: one JSON tool per `.snap` file.
+        let toolsnap = || {
+            path.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|d| d == "__toolsnaps__")
+        };
         match ext.as_str() {
             "json" | "jsonc" => Some(FileKind::Json),
+            "snap" if toolsnap() => Some(FileKind::Json),
             "yaml" | "yml" => Some(FileKind::Yaml),
             _ => None,
         }

@@ -58,6 +58,13 @@ pub enum ToolFormat {
     Gemini,
     /// AWS Bedrock Converse `toolSpec` (`inputSchema.json`).
     Bedrock,
+    /// VS Code `contributes.languageModelTools` entry (`modelDescription`).
+    Vscode,
+    /// An item of an OpenAI Responses `mcp_list_tools` output.
+    OpenaiMcpListTools,
+    /// A bare function declaration `{name, description, parameters}` in a
+    /// `tools` list or a top-level array.
+    Function,
 }
 
 impl ToolFormat {
@@ -78,6 +85,9 @@ impl ToolFormat {
             ToolFormat::OpenaiFunctions => "openai-functions",
             ToolFormat::Gemini => "gemini",
             ToolFormat::Bedrock => "bedrock",
+            ToolFormat::Vscode => "vscode",
+            ToolFormat::OpenaiMcpListTools => "openai-mcp-list-tools",
+            ToolFormat::Function => "function",
         }
     }
 }

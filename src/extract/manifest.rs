@@ -31,6 +31,10 @@ const REFERENCE_KEYS: &[&str] = &[
 
 const GEMINI_ARRAYS: &[&str] = &["functionDeclarations", "function_declarations"];
 
+/// Lists of things that have a name and a schema but are not tools offered
+/// to a model (A2A skills, workflow steps, MCP prompts).
+const NOT_TOOL_ARRAYS: &[&str] = &["skills", "steps", "actions", "prompts"];
+
 /// Extracts every tool definition in the documents of one file.
 pub fn extract(file: &Arc<SourceFile>, docs: &[Node]) -> Vec<ToolDef> {
     let mut out = Vec::new();
@@ -51,10 +55,12 @@ enum Context<'a> {
     Root,
     /// A member value of the object at `container`.
     Member { container: &'a str },
-    /// An element of the array at `container`, itself the value of `key`.
+    /// An element of the array at `container`, itself the value of `key`
+    /// in an object whose `type` is `parent_type`.
     Element {
         container: &'a str,
         key: Option<&'a str>,
+        parent_type: Option<&'a str>,
     },
 }
 
@@ -68,11 +74,19 @@ impl Walker<'_> {
     fn visit(&mut self, node: &Node, pointer: &str, cx: Context<'_>) {
         match &node.kind {
             NodeKind::Object(members) => {
-                let array_key = match cx {
-                    Context::Element { key, .. } => key,
-                    _ => None,
+                let site = match cx {
+                    Context::Element {
+                        key,
+                        parent_type,
+                        container,
+                    } => Site {
+                        array_key: key,
+                        parent_type,
+                        root_array: container.is_empty(),
+                    },
+                    _ => Site::default(),
                 };
-                if let Some(found) = recognize(node, array_key) {
+                if let Some(found) = recognize(node, site) {
                     self.push(node, pointer, cx, found);
                     return;
                 }
@@ -82,19 +96,26 @@ impl Walker<'_> {
                     }
                     let child = format!("{pointer}/{}", pointer_token(&m.key));
                     if let NodeKind::Array(_) = m.value.kind {
-                        // Arrays hand their own pointer and key to their elements.
-                        self.visit_array(&m.value, &child, Some(&m.key));
+                        // Arrays hand their pointer, key and owner's type to their elements.
+                        let owner_type = node.get("type").and_then(Node::as_str);
+                        self.visit_array(&m.value, &child, Some(&m.key), owner_type);
                     } else {
                         self.visit(&m.value, &child, Context::Member { container: pointer });
                     }
                 }
             }
-            NodeKind::Array(_) => self.visit_array(node, pointer, None),
+            NodeKind::Array(_) => self.visit_array(node, pointer, None, None),
             _ => {}
         }
     }
 
-    fn visit_array(&mut self, node: &Node, pointer: &str, key: Option<&str>) {
+    fn visit_array(
+        &mut self,
+        node: &Node,
+        pointer: &str,
+        key: Option<&str>,
+        parent_type: Option<&str>,
+    ) {
         for (i, item) in node.items().unwrap_or_default().iter().enumerate() {
             let child = format!("{pointer}/{i}");
             self.visit(
@@ -103,15 +124,19 @@ impl Walker<'_> {
                 Context::Element {
                     container: pointer,
                     key,
+                    parent_type,
                 },
             );
         }
     }
 
     fn push(&mut self, node: &Node, pointer: &str, cx: Context<'_>, f: Found<'_>) {
+        let name_text = f.name.as_str().unwrap_or_default();
         let group = match cx {
-            // A file that is one tool: its siblings are the files beside it.
-            Context::Root => {
+            // One tool per file, named after the tool (`get_issue.json`,
+            // `__toolsnaps__/get_issue.snap`): the files of the folder form
+            // one list. Other single-tool files (examples, fixtures) stand alone.
+            Context::Root if stem(&self.file.display) == name_text => {
                 let dir = self
                     .file
                     .display
@@ -119,7 +144,11 @@ impl Walker<'_> {
                     .map_or("", |(dir, _)| dir);
                 format!("dir:{dir}")
             }
+            Context::Root => format!("{}#{}", self.file.display, self.doc),
             Context::Member { container } | Context::Element { container, .. } => {
+                // Gemini: every `functionDeclarations` of one `tools` array is
+                // offered together.
+                let container = gemini_tools_list(container).unwrap_or(container);
                 format!("{}#{}:{}", self.file.display, self.doc, container)
             }
         };
@@ -151,6 +180,33 @@ impl Walker<'_> {
     }
 }
 
+/// The file name without folder and extension.
+fn stem(display: &str) -> &str {
+    let name = display.rsplit_once('/').map_or(display, |(_, n)| n);
+    name.rsplit_once('.').map_or(name, |(s, _)| s)
+}
+
+/// `/tools/0/functionDeclarations` -> `/tools`.
+fn gemini_tools_list(container: &str) -> Option<&str> {
+    let rest = GEMINI_ARRAYS
+        .iter()
+        .find_map(|k| container.strip_suffix(k))?;
+    let rest = rest.strip_suffix('/')?;
+    let (list, index) = rest.rsplit_once('/')?;
+    index.bytes().all(|b| b.is_ascii_digit()).then_some(list)
+}
+
+/// Where an object sits, as far as recognition cares.
+#[derive(Clone, Copy, Default)]
+struct Site<'a> {
+    /// The key of the array holding the object.
+    array_key: Option<&'a str>,
+    /// The `type` of the object holding that array.
+    parent_type: Option<&'a str>,
+    /// The object is an element of the document's top-level array.
+    root_array: bool,
+}
+
 struct Found<'n> {
     format: ToolFormat,
     name: &'n Node,
@@ -176,7 +232,11 @@ fn schema_at<'n>(holder: &'n Node, keys: &[&'static str]) -> (Option<&'n Node>, 
 }
 
 /// Matches one object against the known wire shapes.
-fn recognize<'n>(obj: &'n Node, array_key: Option<&str>) -> Option<Found<'n>> {
+fn recognize<'n>(obj: &'n Node, site: Site<'_>) -> Option<Found<'n>> {
+    let array_key = site.array_key;
+    if array_key.is_some_and(|k| NOT_TOOL_ARRAYS.contains(&k)) {
+        return None;
+    }
     let found = |format,
                  holder: &'n Node,
                  prefix: &'static str,
@@ -191,6 +251,18 @@ fn recognize<'n>(obj: &'n Node, array_key: Option<&str>) -> Option<Found<'n>> {
             strict: holder.get("strict").and_then(Node::as_bool),
         })
     };
+    // VS Code `contributes.languageModelTools`: the schema is optional and
+    // the model reads `modelDescription`.
+    if array_key == Some("languageModelTools") && is_str(obj.get("name")) {
+        let mut f = found(
+            ToolFormat::Vscode,
+            obj,
+            "",
+            schema_at(obj, &["/inputSchema"]),
+        )?;
+        f.description = obj.get("modelDescription");
+        return Some(f);
+    }
 
     // AWS Bedrock Converse: {"toolSpec": {"name", "description", "inputSchema": {"json": {...}}}}
     if let Some(spec) = obj.get("toolSpec").filter(|s| is_str(s.get("name"))) {
@@ -214,6 +286,10 @@ fn recognize<'n>(obj: &'n Node, array_key: Option<&str>) -> Option<Found<'n>> {
     }
     if obj.get("inputSchema").is_some() {
         return found(ToolFormat::Mcp, obj, "", schema_at(obj, &["/inputSchema"]));
+    }
+    if site.parent_type == Some("mcp_list_tools") && obj.get("input_schema").is_some() {
+        let schema = schema_at(obj, &["/input_schema"]);
+        return found(ToolFormat::OpenaiMcpListTools, obj, "", schema);
     }
     if obj.get("input_schema").is_some() {
         return found(
@@ -251,6 +327,14 @@ fn recognize<'n>(obj: &'n Node, array_key: Option<&str>) -> Option<Found<'n>> {
             (parameters, "/parameters"),
         );
     }
+    // A bare declaration in a `tools` list or a top-level array, when
+    // `parameters` is visibly a schema (OpenAPI and CI files also have
+    // objects with a `name` and `parameters`).
+    let schema_like =
+        parameters.is_some_and(|p| p.get("type").is_some() || p.get("properties").is_some());
+    if (array_key == Some("tools") || site.root_array) && schema_like {
+        return found(ToolFormat::Function, obj, "", (parameters, "/parameters"));
+    }
     None
 }
 
@@ -260,7 +344,11 @@ mod tests {
     use crate::syntax::json;
 
     fn tools(text: &str) -> Vec<ToolDef> {
-        let file = Arc::new(SourceFile::new("t.json".into(), "dir/t.json".into(), text));
+        tools_in("dir/t.json", text)
+    }
+
+    fn tools_in(display: &str, text: &str) -> Vec<ToolDef> {
+        let file = Arc::new(SourceFile::new(display.into(), display.into(), text));
         let doc = json::parse(text).unwrap().into_iter().collect::<Vec<_>>();
         extract(&file, &doc)
     }
@@ -324,9 +412,22 @@ mod tests {
         assert_eq!(t[1].schema_pointer, "/inputSchema");
         assert_eq!(t[0].group, t[1].group);
         assert_eq!(t[0].group, "dir/t.json#0:/tools");
-        let root = tools(r#"{"name":"a","inputSchema":{}}"#);
-        assert_eq!(root[0].group, "dir:dir");
+        // One tool per file named after it: the folder is the list.
+        let root = tools_in("snaps/a.json", r#"{"name":"a","inputSchema":{}}"#);
+        assert_eq!(root[0].group, "dir:snaps");
         assert_eq!(root[0].pointer, "");
+        // A single-tool example file stands alone.
+        let example = tools_in(
+            "examples/calc-example.json",
+            r#"{"name":"calculate_sum","inputSchema":{}}"#,
+        );
+        assert_eq!(example[0].group, "examples/calc-example.json#0");
+        // Gemini: all functionDeclarations of one `tools` array are one list.
+        let g = tools(
+            r#"{"tools":[{"functionDeclarations":[{"name":"a"}]},{"functionDeclarations":[{"name":"b"}]}]}"#,
+        );
+        assert_eq!(g[0].group, g[1].group);
+        assert_eq!(g[0].group, "dir/t.json#0:/tools");
     }
 
     #[test]
@@ -354,10 +455,26 @@ mod tests {
             r#"[{"type":"function","name":"a"}]"#,
             // serverless-style `functions` map
             r#"{"functions":{"hello":{"handler":"h.js"}}}"#,
+            // A2A agent skills and workflow steps have names and schemas too
+            r#"{"skills":[{"id":"x","name":"Extract Line Items","inputSchema":{"type":"object"}}]}"#,
+            r#"{"steps":[{"name":"build","parameters":{"type":"object"}}]}"#,
+            // OpenAPI parameters and CI matrices: `parameters` that is no schema
+            r#"{"paths":{"/a":{"get":{"parameters":[{"name":"id","in":"path"}]}}}}"#,
+            r#"{"tools":[{"name":"eslint","parameters":["--fix"]}]}"#,
+            r#"[{"name":"job","parameters":{"retries":3}}]"#,
         ];
         for text in cases {
             assert!(names(text).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn vscode_tools_read_the_model_description() {
+        let t = tools(
+            r#"{"contributes":{"languageModelTools":[{"name":"a","displayName":"A","modelDescription":"for the model","userDescription":"for people"}]}}"#,
+        );
+        assert_eq!(t[0].description.as_ref().unwrap().value, "for the model");
+        assert!(t[0].input_schema.is_none());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::{Context, Rule, join_and};
-use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::model::{Diagnostic, Severity, ToolDef, ToolFormat};
 use crate::targets::Target;
 
 pub struct InvalidToolName;
@@ -131,12 +131,25 @@ impl Rule for InvalidToolName {
         } else {
             format!("rejected by {}", rejecting.join(", "))
         };
-        let note = if severity == Severity::Error {
-            "every request that offers this tool fails with HTTP 400, so the model loses all \
-             tools of that request, not only this one; MCP hosts drop the tool or the whole server"
-        } else {
-            "some hosts rename, cut or drop such names, so the model may call a name the server \
-             does not know"
+        // An MCP server's names reach providers through hosts; a provider
+        // request's names reach them directly.
+        let via_hosts = matches!(
+            tool.format,
+            ToolFormat::Mcp | ToolFormat::Vscode | ToolFormat::OpenaiMcpListTools
+        );
+        let note = match (severity == Severity::Error, via_hosts) {
+            (true, false) => "every request that offers this tool fails with HTTP 400, so the \
+                 model loses all tools of that request, not only this one"
+                .to_string(),
+            (true, true) => format!(
+                "hosts that pass this tool on to {} unchanged get HTTP 400 for every request \
+                 that offers it, so the model loses all tools of that request; other hosts \
+                 rename it or drop the tool or the whole server",
+                join_and(&rejecting)
+            ),
+            (false, _) => "some hosts rename, cut or drop such names, so the model may call a \
+                 name the server does not know"
+                .to_string(),
         };
         let help = match suggest_name(name, cx.targets) {
             Some(s) => format!("rename the tool to `{s}`, which every selected target accepts"),
