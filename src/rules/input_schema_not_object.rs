@@ -2,7 +2,7 @@
 //! `type: "object"`, or uses composition a target rejects at the root.
 
 use super::{Context, Rule, join_and};
-use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef};
+use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef, ToolFormat};
 use crate::rules::invalid_tool_name::short;
 use crate::source::Span;
 use crate::syntax::NodeKind;
@@ -35,6 +35,8 @@ impl Rule for InputSchemaNotObject {
                 )
         };
         match &schema.kind {
+            // VS Code's language-model tools write `{}` for "no input".
+            NodeKind::Object(m) if m.is_empty() && tool.format == ToolFormat::Vscode => return,
             NodeKind::Object(_) => {}
             NodeKind::Bool(b) => {
                 out.push(

@@ -7,7 +7,7 @@ use super::{Context, Rule};
 use crate::error::suggest;
 use crate::model::{Diagnostic, Severity, ToolDef};
 use crate::rules::invalid_tool_name::short;
-use crate::schema::{Place, Sub, node_at, walk};
+use crate::schema::{Place, Sub, has_type, node_at, walk};
 use crate::syntax::Node;
 
 pub struct RequiredPropertyUndeclared;
@@ -74,6 +74,11 @@ impl Rule for RequiredPropertyUndeclared {
             let Some(required) = sub.node.get("required").and_then(Node::items) else {
                 return;
             };
+            // `required` only constrains objects; on an array or a string
+            // schema it is ignored, whatever it names.
+            if sub.node.get("type").is_some() && !has_type(sub.node, "object") {
+                return;
+            }
             let mut declared = Declared::default();
             declared.add(root, sub.node, 0);
             // `{"properties": {…}, "anyOf": [{"required": ["a"]}, …]}`: a branch
