@@ -100,6 +100,7 @@ fn main() {
             explicit: Vec::new(),
             severity: Default::default(),
             per_file_ignores: Vec::new(),
+            suppressions: Vec::new(),
         };
         let mut times = Vec::new();
         let mut findings = 0;

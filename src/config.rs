@@ -24,6 +24,7 @@ pub const KEYS: &[&str] = &[
     "fail-on",
     "severity",
     "per-file-ignores",
+    "suppress",
 ];
 
 /// The config as written, after validation of its keys.
@@ -40,6 +41,23 @@ pub struct FileConfig {
     pub severity: Option<BTreeMap<String, String>>,
     /// Glob (relative to the config file's folder) -> codes or families.
     pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+    /// `[[suppress]]`: findings left out by file, tool, pointer and rule.
+    pub suppress: Option<Vec<SuppressEntry>>,
+}
+
+/// One `[[suppress]]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuppressEntry {
+    /// Glob of the files, relative to the config file's folder.
+    pub path: String,
+    /// The tool the finding is about.
+    pub tool: Option<String>,
+    /// The finding's JSON Pointer (as in `--format json`), or a prefix of it.
+    pub pointer: Option<String>,
+    /// Codes, prefixes or families.
+    pub rules: Vec<String>,
+    pub reason: String,
 }
 
 /// `max-file-size = "4MiB"` or `max-file-size = 4194304`.
@@ -204,6 +222,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
             for (ik, _) in inner.iter() {
                 let line = text[..ik.span().start].matches('\n').count() + 1;
                 lines.insert(format!("{k}.{}", ik.get_ref()), line);
+            }
+        }
+        // `[[suppress]]`: remember where each entry starts.
+        if k == "suppress"
+            && let DeValue::Array(items) = value.get_ref()
+        {
+            for (i, item) in items.iter().enumerate() {
+                let line = text[..item.span().start].matches('\n').count() + 1;
+                lines.insert(format!("suppress[{i}]"), line);
             }
         }
     }

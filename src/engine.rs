@@ -7,7 +7,6 @@
 //! any thread count.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -18,6 +17,7 @@ use crate::extract::manifest;
 use crate::model::{Diagnostic, Notification, Severity, ToolDef};
 use crate::rules::{Context, RuleEntry};
 use crate::source::SourceFile;
+use crate::suppress::{self, ConfigSuppression, PerFileIgnore, Reason};
 use crate::syntax::{json, yaml};
 use crate::targets::Target;
 
@@ -36,27 +36,8 @@ pub struct ScanOptions {
     pub severity: BTreeMap<&'static str, Severity>,
     /// Findings of these rules in files matching the glob are left out.
     pub per_file_ignores: Vec<PerFileIgnore>,
-}
-
-/// One `per-file-ignores` entry of the config file.
-pub struct PerFileIgnore {
-    pub glob: String,
-    pub matcher: globset::GlobMatcher,
-    /// Globs are relative to this folder (the config file's).
-    pub base: std::path::PathBuf,
-    pub codes: Vec<&'static str>,
-}
-
-impl PerFileIgnore {
-    fn covers(&self, d: &Diagnostic, cwd: &Path) -> bool {
-        if !self.codes.contains(&d.code) {
-            return false;
-        }
-        let abs = cwd.join(&d.file.path);
-        let rel = abs.strip_prefix(&self.base).unwrap_or(&abs);
-        let rel = rel.strip_prefix(".").unwrap_or(rel);
-        self.matcher.is_match(rel)
-    }
+    /// `[[suppress]]` entries of the config file.
+    pub suppressions: Vec<ConfigSuppression>,
 }
 
 /// Everything a scan found, sorted.
@@ -66,8 +47,9 @@ pub struct Scan {
     pub tools: Vec<ToolDef>,
     pub diagnostics: Vec<Diagnostic>,
     pub notifications: Vec<Notification>,
-    /// Findings left out by `per-file-ignores`.
-    pub suppressed: usize,
+    /// Findings left out by suppression comments, `[[suppress]]` and
+    /// `per-file-ignores`, with the reason; sorted like `diagnostics`.
+    pub suppressed: Vec<(Diagnostic, Reason)>,
     /// What `--baseline` left out, when given.
     pub baseline: Option<crate::baseline::Applied>,
     /// With `--diff-base`: the revision and the findings on unchanged lines left out.
@@ -89,6 +71,7 @@ struct Outcome {
     tools: Vec<ToolDef>,
     diagnostics: Vec<Diagnostic>,
     notifications: Vec<Notification>,
+    suppressions: Vec<suppress::Inline>,
 }
 
 pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
@@ -114,11 +97,13 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     let mut files_scanned = 0;
     let mut tools = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut inline = Vec::new();
     for o in outcomes {
         files_scanned += usize::from(o.parsed);
         tools.extend(o.tools);
         diagnostics.extend(o.diagnostics);
         notifications.extend(o.notifications);
+        inline.extend(o.suppressions);
     }
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
 
@@ -140,18 +125,22 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     });
     drop(groups);
     diagnostics.extend(group_findings);
-    let before = diagnostics.len();
-    if !opts.per_file_ignores.is_empty() {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        diagnostics.retain(|d| !opts.per_file_ignores.iter().any(|p| p.covers(d, &cwd)));
-    }
-    let suppressed = before - diagnostics.len();
     for d in &mut diagnostics {
         if let Some(&s) = opts.severity.get(d.code) {
             d.severity = s;
         }
     }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let (suppressed, unused) = suppress::apply_all(
+        &mut diagnostics,
+        &mut inline,
+        &opts.suppressions,
+        &opts.per_file_ignores,
+        &opts.rules,
+        &cwd,
+    );
+    notifications.extend(unused);
     notifications.sort();
     Ok(Scan {
         files_scanned,
@@ -238,6 +227,9 @@ fn process(c: &Candidate, opts: &ScanOptions, cx: &Context) -> Outcome {
         notify(Severity::Note, "empty file: nothing to check".into());
         return out;
     }
+    let (inline, notes) = suppress::parse(&file);
+    out.suppressions = inline;
+    out.notifications.extend(notes);
     out.tools = manifest::extract(&file, &docs);
     drop(docs);
     for tool in &out.tools {

@@ -18,6 +18,7 @@ pub mod report;
 pub mod rules;
 pub mod schema;
 pub mod source;
+pub mod suppress;
 pub mod syntax;
 pub mod targets;
 

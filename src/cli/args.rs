@@ -128,6 +128,10 @@ pub struct ScanArgs {
     /// Human format: print the number of findings per rule instead of each finding
     #[arg(long)]
     pub statistics: bool,
+
+    /// SARIF: also write suppressed findings, marked as suppressed with their reason
+    #[arg(long)]
+    pub show_suppressed: bool,
 }
 
 #[derive(Debug, Args)]

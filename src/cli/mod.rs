@@ -146,6 +146,7 @@ fn scan(args: ScanArgs) -> Result<u8> {
         color,
         category: args.category.clone(),
         statistics: args.statistics,
+        show_suppressed: args.show_suppressed,
     };
     let text = report::render(args.format, &report);
     match &args.output {

@@ -10,9 +10,10 @@ use anyhow::{Context as _, Result};
 use super::args::{FailOn, InputArgs};
 use crate::config::{self, Loaded, SizeValue};
 use crate::discover::WalkOptions;
-use crate::engine::{DEFAULT_MAX_FILE_SIZE, PerFileIgnore, ScanOptions, human_size, parse_size};
+use crate::engine::{DEFAULT_MAX_FILE_SIZE, ScanOptions, human_size, parse_size};
 use crate::model::Severity;
 use crate::rules;
+use crate::suppress::{ConfigSuppression, PathGlob, PerFileIgnore};
 use crate::targets;
 
 pub struct Resolved {
@@ -228,28 +229,29 @@ pub fn resolve(
     {
         let l = cfg.expect("a value comes from a file");
         let key = format!("per-file-ignores.{glob}");
-        let matcher = globset::GlobBuilder::new(glob)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| l.value_error(&key, format!("invalid glob: {e}")))?
-            .compile_matcher();
+        let base =
+            std::path::absolute(l.dir()).context("cannot resolve the config file's folder")?;
+        let path = PathGlob::new(glob, base)
+            .map_err(|e| l.value_error(&key, format!("invalid glob: {e}")))?;
         let codes = rules::select(selectors, &[])
             .map_err(|e| l.value_error(&key, e))?
             .iter()
             .map(|e| e.code)
             .collect();
-        per_file_ignores.push(PerFileIgnore {
-            glob: glob.clone(),
-            matcher,
-            base: std::path::absolute(l.dir())
-                .context("cannot resolve the config file's folder")?,
-            codes,
-        });
+        per_file_ignores.push(PerFileIgnore { path, codes });
+    }
+    let suppressions = config_suppressions(cfg)?;
+    if !suppressions.is_empty() {
+        shown.push((
+            "suppress",
+            format!("{} entries", suppressions.len()),
+            cfg.map_or_else(String::new, |l| l.origin("suppress")),
+        ));
     }
     if !per_file_ignores.is_empty() {
         let v: Vec<String> = per_file_ignores
             .iter()
-            .map(|p| format!("{} = {}", p.glob, p.codes.join(" ")))
+            .map(|p| format!("{} = {}", p.path.glob, p.codes.join(" ")))
             .collect();
         shown.push((
             "per-file-ignores",
@@ -282,9 +284,64 @@ pub fn resolve(
             rules: selected,
             severity,
             per_file_ignores,
+            suppressions,
         },
         fail_on,
         config: loaded,
         shown,
     })
+}
+
+/// The `[[suppress]]` entries of the config file, checked: a reason, valid
+/// rules, a valid glob, and a tool or pointer to narrow it down.
+fn config_suppressions(cfg: Option<&Loaded>) -> Result<Vec<ConfigSuppression>> {
+    let Some(l) = cfg else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    for (i, e) in l.config.suppress.iter().flatten().enumerate() {
+        let key = format!("suppress[{i}]");
+        if e.reason.trim().is_empty() {
+            return Err(l
+                .value_error(&key, "`reason` is empty: say why the finding is acceptable")
+                .into());
+        }
+        if e.tool.is_none() && e.pointer.is_none() {
+            return Err(l
+                .value_error(
+                    &key,
+                    "give `tool` or `pointer`; to leave a rule out for whole files use `per-file-ignores`",
+                )
+                .into());
+        }
+        if let Some(p) = e.pointer.as_deref().filter(|p| !p.starts_with('/')) {
+            return Err(l
+                .value_error(
+                    &key,
+                    format!("`pointer` `{p}` is not a JSON Pointer: it must start with `/`"),
+                )
+                .into());
+        }
+        if e.rules.is_empty() {
+            return Err(l
+                .value_error(&key, "`rules` is empty: name the codes to suppress")
+                .into());
+        }
+        let codes = rules::select(&e.rules, &[])
+            .map_err(|err| l.value_error(&key, err))?
+            .iter()
+            .map(|r| r.code)
+            .collect();
+        let base =
+            std::path::absolute(l.dir()).context("cannot resolve the config file's folder")?;
+        let path = PathGlob::new(&e.path, base)
+            .map_err(|err| l.value_error(&key, format!("invalid glob: {err}")))?;
+        out.push(ConfigSuppression {
+            path,
+            tool: e.tool.clone(),
+            pointer: e.pointer.clone(),
+            codes,
+            reason: e.reason.trim().to_string(),
+            origin: l.origin(&key),
+        });
+    }
+    Ok(out)
 }

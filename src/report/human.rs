@@ -179,11 +179,11 @@ fn summary(r: &Report, out: &mut String) {
             );
         }
     }
-    if scan.suppressed > 0 {
+    if !scan.suppressed.is_empty() {
         let _ = writeln!(
             out,
-            "{} left out by per-file-ignores in the config file.",
-            plural(scan.suppressed, "finding")
+            "{} left out by suppression comments, `[[suppress]]` or `per-file-ignores`.",
+            plural(scan.suppressed.len(), "finding")
         );
     }
     if !scan.tools.is_empty() {

@@ -47,6 +47,8 @@ pub struct Report<'a> {
     pub category: String,
     /// Human format: counts per rule instead of each finding.
     pub statistics: bool,
+    /// SARIF: include suppressed findings, marked as suppressed.
+    pub show_suppressed: bool,
 }
 
 pub fn render(format: Format, r: &Report) -> String {
@@ -69,10 +71,25 @@ pub fn help_uri(code: &str) -> String {
 /// Stable identities for findings (see [`Identity`]) as hashes, with a
 /// counter that separates findings with equal identities.
 pub fn fingerprints(r: &Report) -> Vec<String> {
-    let mut seen: HashMap<u64, usize> = HashMap::new();
-    r.scan
-        .diagnostics
-        .iter()
+    let mut seen = HashMap::new();
+    fingerprints_of(r, r.scan.diagnostics.iter(), &mut seen)
+}
+
+/// Fingerprints of the reported findings, then of the suppressed ones; the
+/// reported ones are the same as [`fingerprints`] gives.
+pub fn fingerprints_with_suppressed(r: &Report) -> (Vec<String>, Vec<String>) {
+    let mut seen = HashMap::new();
+    let reported = fingerprints_of(r, r.scan.diagnostics.iter(), &mut seen);
+    let suppressed = fingerprints_of(r, r.scan.suppressed.iter().map(|(d, _)| d), &mut seen);
+    (reported, suppressed)
+}
+
+fn fingerprints_of<'a>(
+    r: &Report,
+    diags: impl Iterator<Item = &'a Diagnostic>,
+    seen: &mut HashMap<u64, usize>,
+) -> Vec<String> {
+    diags
         .map(|d| {
             let id = Identity::of(d, &r.cwd, &r.root);
             let key = format!("{}\0{}\0{}\0{}", id.code, id.file, id.tool, id.anchor);

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{Report, artifact, dir_uri, fingerprints, help_uri};
+use super::{Report, artifact, dir_uri, fingerprints_with_suppressed, help_uri};
 use crate::model::{Diagnostic, Severity};
 use crate::rules::FAMILIES;
 use crate::source::{SourceFile, Span};
@@ -127,14 +127,14 @@ pub fn render(r: &Report) -> String {
             })
         })
         .collect();
-    let fps = fingerprints(r);
+    let (fps, suppressed_fps) = fingerprints_with_suppressed(r);
     // Over the cap, keep the most severe findings (then report order).
     let mut order: Vec<usize> = (0..r.scan.diagnostics.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(r.scan.diagnostics[i].severity));
     order.truncate(MAX_RESULTS);
     order.sort_unstable();
     let left_out = r.scan.diagnostics.len() - order.len();
-    let results: Vec<Value> = order
+    let mut results: Vec<Value> = order
         .iter()
         .filter_map(|&i| {
             let d = &r.scan.diagnostics[i];
@@ -142,6 +142,22 @@ pub fn render(r: &Report) -> String {
             Some(result(r, d, index, &r.rules[index].meta().family, &fps[i]))
         })
         .collect();
+    if r.show_suppressed {
+        // Suppressed results stay in the file, marked, so code scanning
+        // shows them as dismissed instead of reopening them.
+        let room = MAX_RESULTS.saturating_sub(results.len());
+        for ((d, why), fp) in r.scan.suppressed.iter().zip(&suppressed_fps).take(room) {
+            let Some(index) = r.rules.iter().position(|e| e.code == d.code) else {
+                continue;
+            };
+            let mut res = result(r, d, index, &r.rules[index].meta().family, fp);
+            res["suppressions"] = json!([{
+                "kind": if why.in_source() { "inSource" } else { "external" },
+                "justification": why.justification(),
+            }]);
+            results.push(res);
+        }
+    }
     let mut notifications: Vec<Value> = r
         .scan
         .notifications

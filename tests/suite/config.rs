@@ -104,7 +104,9 @@ fn per_file_ignores_leave_findings_out_and_say_so() {
     );
     run_in(ws.path(), &["scan", "sub/fixtures"])
         .code(0)
-        .stdout(contains("1 finding left out by per-file-ignores"));
+        .stdout(contains(
+            "1 finding left out by suppression comments, `[[suppress]]` or `per-file-ignores`",
+        ));
     run_in(ws.path(), &["scan", "sub/fixtures", "--format", "json"])
         .stdout(contains("\"suppressed\": 1"));
 }

@@ -7,4 +7,5 @@ mod fixtures;
 mod meta;
 mod output;
 mod robustness;
+mod suppress;
 mod util;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::util::{bin, root};
+use super::util::{bin, root, sarif_validator as validator};
 
 fn run(args: &[&str]) -> (String, i32) {
     let out = bin().args(args).output().unwrap();
@@ -77,14 +77,6 @@ fn json_output_snapshot() {
 #[test]
 fn sarif_output_snapshot() {
     insta::assert_snapshot!(sarif(&["examples/mcp-gateway"]));
-}
-
-fn validator() -> jsonschema::Validator {
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("tests/schemas/sarif-schema-2.1.0.json")).unwrap(),
-    )
-    .unwrap();
-    jsonschema::validator_for(&schema).expect("the official schema compiles")
 }
 
 #[test]

@@ -36,6 +36,7 @@ pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
         explicit: rules::explicit_codes(&own(select)),
         severity: Default::default(),
         per_file_ignores: Vec::new(),
+        suppressions: Vec::new(),
     };
     engine::scan(&opts).unwrap()
 }
@@ -83,4 +84,13 @@ pub fn describe(diags: &[Diagnostic]) -> String {
         }
     }
     out
+}
+
+/// A validator for the official SARIF 2.1.0 schema (errata 01).
+pub fn sarif_validator() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/schemas/sarif-schema-2.1.0.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).expect("the official schema compiles")
 }
