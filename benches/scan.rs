@@ -89,6 +89,7 @@ fn main() {
     );
     for threads in [1, 0] {
         let opts = ScanOptions {
+            scope: Default::default(),
             walk: WalkOptions {
                 paths: vec![dir.path().to_path_buf()],
                 threads,

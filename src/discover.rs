@@ -28,6 +28,7 @@ pub struct WalkOptions {
 pub enum FileKind {
     Json,
     Yaml,
+    Rust,
 }
 
 impl FileKind {
@@ -43,6 +44,7 @@ impl FileKind {
             "json" | "jsonc" => Some(FileKind::Json),
             "snap" if toolsnap() => Some(FileKind::Json),
             "yaml" | "yml" => Some(FileKind::Yaml),
+            "rs" => Some(FileKind::Rust),
             _ => None,
         }
     }
@@ -116,7 +118,7 @@ pub fn discover(opts: &WalkOptions) -> Result<(Vec<Candidate>, Vec<Notification>
                             level: Severity::Warning,
                             path: Some(display_path(&path)),
                             message:
-                                "skipped: not a JSON or YAML file (.json, .jsonc, .yaml, .yml)"
+                                "skipped: not a file toolaudit reads (.json, .jsonc, .yaml, .yml, .rs)"
                                     .into(),
                         }),
                         None => {}

@@ -6,7 +6,8 @@
 //! merge. Findings are sorted once at the end, so output is identical for
 //! any thread count.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -16,6 +17,7 @@ use crate::error::Error;
 use crate::extract::manifest;
 use crate::model::{Diagnostic, Notification, Severity, ToolDef};
 use crate::rules::{Context, RuleEntry};
+use crate::rust::{self, FileFacts};
 use crate::source::SourceFile;
 use crate::suppress::{self, ConfigSuppression, PerFileIgnore, Reason};
 use crate::syntax::{json, yaml};
@@ -25,8 +27,19 @@ use crate::targets::Target;
 /// `--max-file-size` says otherwise.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
 
+/// Where the M2 and M3 code rules look.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Tool handlers, what they call, and values from tool arguments.
+    #[default]
+    Surface,
+    /// All code.
+    All,
+}
+
 pub struct ScanOptions {
     pub walk: WalkOptions,
+    pub scope: Scope,
     pub max_file_size: u64,
     pub targets: Vec<&'static Target>,
     pub rules: Vec<&'static RuleEntry>,
@@ -68,6 +81,8 @@ impl Scan {
 #[derive(Default)]
 struct Outcome {
     parsed: bool,
+    /// A Rust file's facts, with its crate root.
+    rust: Option<(PathBuf, FileFacts)>,
     tools: Vec<ToolDef>,
     diagnostics: Vec<Diagnostic>,
     notifications: Vec<Notification>,
@@ -87,10 +102,12 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         targets: &opts.targets,
         explicit: &opts.explicit,
     };
+    let roots = crate_roots(&candidates);
     let outcomes: Vec<Outcome> = pool.install(|| {
         candidates
             .par_iter()
-            .map(|c| process(c, opts, &cx))
+            .zip(&roots)
+            .map(|(c, root)| process(c, root.as_deref(), opts, &cx))
             .collect()
     });
 
@@ -98,12 +115,26 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     let mut tools = Vec::new();
     let mut diagnostics = Vec::new();
     let mut inline = Vec::new();
+    let mut crates: BTreeMap<PathBuf, Vec<FileFacts>> = BTreeMap::new();
     for o in outcomes {
         files_scanned += usize::from(o.parsed);
+        if let Some((root, facts)) = o.rust {
+            crates.entry(root).or_default().push(facts);
+        }
         tools.extend(o.tools);
         diagnostics.extend(o.diagnostics);
         notifications.extend(o.notifications);
         inline.extend(o.suppressions);
+    }
+    let linked: Vec<(Vec<ToolDef>, Vec<Diagnostic>)> = pool.install(|| {
+        crates
+            .into_par_iter()
+            .map(|(root, files)| check_crate(&root, files, opts, &cx))
+            .collect()
+    });
+    for (t, d) in linked {
+        tools.extend(t);
+        diagnostics.extend(d);
     }
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
 
@@ -153,7 +184,76 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     })
 }
 
-fn process(c: &Candidate, opts: &ScanOptions, cx: &Context) -> Outcome {
+/// The crate each Rust file belongs to: the nearest folder above it with a
+/// `Cargo.toml`, else its own folder. `None` for other files.
+fn crate_roots(candidates: &[Candidate]) -> Vec<Option<PathBuf>> {
+    let mut cache: HashMap<PathBuf, PathBuf> = HashMap::new();
+    candidates
+        .iter()
+        .map(|c| {
+            if c.kind != FileKind::Rust {
+                return None;
+            }
+            let dir = c.path.parent().unwrap_or(Path::new("."));
+            let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+            if let Some(root) = cache.get(&abs) {
+                return Some(root.clone());
+            }
+            let root = abs
+                .ancestors()
+                .find(|d| d.join("Cargo.toml").is_file())
+                .unwrap_or(&abs)
+                .to_path_buf();
+            cache.insert(abs, root.clone());
+            Some(root)
+        })
+        .collect()
+}
+
+/// Where a file sits in its crate: test code is not analysed, and each
+/// example is a program of its own.
+fn crate_relative(file: &Path, root: &Path) -> Option<std::path::PathBuf> {
+    let abs = std::path::absolute(file).ok()?;
+    abs.strip_prefix(root).ok().map(Path::to_path_buf)
+}
+
+fn is_test_path(rel: &Path) -> bool {
+    rel.components()
+        .next()
+        .is_some_and(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches")))
+}
+
+/// Links one crate's files and runs the rules on its tools and code.
+fn check_crate(
+    root: &Path,
+    files: Vec<FileFacts>,
+    opts: &ScanOptions,
+    cx: &Context,
+) -> (Vec<ToolDef>, Vec<Diagnostic>) {
+    let group = format!("crate:{}", display_path(root));
+    let own = |f: &SourceFile| {
+        crate_relative(&f.path, root).is_some_and(|rel| {
+            rel.components()
+                .next()
+                .is_some_and(|c| c.as_os_str() == "examples")
+        })
+    };
+    let mut k = rust::link::link(files, &group, &own);
+    let mut out = rust::link::findings(&mut k, opts.scope == Scope::All);
+    for entry in &opts.rules {
+        entry.rule.check_crate(cx, &k, &mut out);
+    }
+    let mut tools = Vec::new();
+    for t in std::mem::take(&mut k.tools) {
+        for entry in &opts.rules {
+            entry.rule.check_tool(cx, &t.def, &mut out);
+        }
+        tools.push(t.def);
+    }
+    (tools, out)
+}
+
+fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Context) -> Outcome {
     let display = display_path(&c.path);
     let mut out = Outcome::default();
     let mut notify = |level, message: String| {
@@ -199,9 +299,29 @@ fn process(c: &Candidate, opts: &ScanOptions, cx: &Context) -> Outcome {
         }
     };
     let file = Arc::new(SourceFile::new(c.path.clone(), display.clone(), text));
+    if c.kind == FileKind::Rust {
+        let root = crate_root.unwrap_or(Path::new("."));
+        let test = crate_relative(&c.path, root).is_some_and(|rel| is_test_path(&rel));
+        let tree = match rust::parse(&file.text) {
+            Ok(t) => t,
+            Err(e) => {
+                notify(Severity::Warning, format!("not checked: {e}"));
+                return out;
+            }
+        };
+        out.parsed = true;
+        let facts = rust::analyze::analyze(&file, tree.root_node(), cx, &opts.rules, test);
+        drop(tree);
+        out.rust = Some((root.to_path_buf(), facts));
+        let (inline, notes) = suppress::parse(&file);
+        out.suppressions = inline;
+        out.notifications.extend(notes);
+        return out;
+    }
     let parsed = match c.kind {
         FileKind::Json => json::parse(&file.text).map(|d| d.into_iter().collect::<Vec<_>>()),
         FileKind::Yaml => yaml::parse(&file.text),
+        FileKind::Rust => unreachable!("handled above"),
     };
     let docs = match parsed {
         Ok(docs) => docs,

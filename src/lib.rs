@@ -16,6 +16,7 @@ pub mod extract;
 pub mod model;
 pub mod report;
 pub mod rules;
+pub mod rust;
 pub mod schema;
 pub mod source;
 pub mod suppress;

@@ -56,6 +56,11 @@ pub enum ToolFormat {
     OpenaiFunctions,
     /// Gemini / Vertex AI `functionDeclarations` entry.
     Gemini,
+    /// An rmcp `#[tool]` method in Rust (the MCP `Tool` it generates).
+    Rmcp,
+    /// A tool definition built in Rust code: a `Tool { .. }` literal,
+    /// `Tool::new(..)`, or a trait impl with `fn name()`.
+    Rust,
     /// AWS Bedrock Converse `toolSpec` (`inputSchema.json`).
     Bedrock,
     /// VS Code `contributes.languageModelTools` entry (`modelDescription`).
@@ -84,6 +89,8 @@ impl ToolFormat {
             ToolFormat::OpenaiResponses => "openai-responses",
             ToolFormat::OpenaiFunctions => "openai-functions",
             ToolFormat::Gemini => "gemini",
+            ToolFormat::Rmcp => "rmcp",
+            ToolFormat::Rust => "rust",
             ToolFormat::Bedrock => "bedrock",
             ToolFormat::Vscode => "vscode",
             ToolFormat::OpenaiMcpListTools => "openai-mcp-list-tools",
@@ -103,19 +110,46 @@ pub enum SchemaKind {
 }
 
 /// A string value and where it was written.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Spanned<T> {
     pub value: T,
     pub span: Span,
 }
 
+/// The function that runs when the model calls a tool.
+#[derive(Clone, Debug)]
+pub struct Handler {
+    pub file: Arc<SourceFile>,
+    /// The function's name.
+    pub span: Span,
+    pub name: String,
+}
+
 /// One tool definition, from whatever source it was extracted.
 #[derive(Clone, Debug)]
 pub struct ToolDef {
+    /// The name, or for a name built at run time its template
+    /// (`{server}:{tool}`), with the span where it is written.
     pub name: Spanned<String>,
+    /// The file `name.span` points into (the tool's own file, unless the
+    /// name is built by a function or constant elsewhere).
+    pub name_file: Arc<SourceFile>,
+    /// Byte ranges of `name.value` that are filled in at run time (the
+    /// `{server}` of `{server}:{tool}`); empty for a literal name.
+    pub name_holes: Vec<(usize, usize)>,
+    /// How the name reached the definition (`used as the tool name here`).
+    pub name_via: Vec<Label>,
     pub description: Option<Spanned<String>>,
-    /// The input schema as written, with spans into `file`.
+    /// The description is computed at run time: unknown, not missing.
+    pub description_dynamic: bool,
+    /// The input schema as written, with spans into `schema_file`.
     pub input_schema: Option<Node>,
+    pub schema_file: Arc<SourceFile>,
+    /// The schema was derived from a Rust type (its fields), not written
+    /// out: what it omits is reported on the type (M102), not the schema.
+    pub schema_derived: bool,
+    /// For tools declared in code: the function that handles calls.
+    pub handler: Option<Handler>,
     /// `strict: true` on the definition (OpenAI / Anthropic strict mode).
     pub strict: Option<bool>,
     pub format: ToolFormat,
@@ -135,6 +169,11 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// True when parts of the name are only known at run time.
+    pub fn name_is_template(&self) -> bool {
+        !self.name_holes.is_empty()
+    }
+
     /// Names of the top-level properties the input schema declares.
     pub fn parameter_names(&self) -> Vec<&str> {
         self.input_schema
@@ -224,10 +263,12 @@ impl Diagnostic {
         self
     }
 
-    /// Marks the finding as being about `tool`'s name.
+    /// Marks the finding as being about `tool`'s name, and shows where a
+    /// name defined elsewhere (a constant, a function) is used.
     pub fn for_tool_name(mut self, tool: &ToolDef) -> Self {
         self.tool = Some(tool.name.value.clone());
         self.pointer = Some(tool.name_pointer.clone());
+        self.secondary.extend(tool.name_via.iter().cloned());
         self
     }
 

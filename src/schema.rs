@@ -179,6 +179,29 @@ pub fn node_at<'a>(root: &'a Node, pointer: &str) -> Option<&'a Node> {
     Some(node)
 }
 
+/// True when `pointer` leads to or through a value only known at run time
+/// (an expression inside a `json!` literal): nothing can be said about it.
+pub fn reaches_opaque(root: &Node, pointer: &str) -> bool {
+    let mut node = root;
+    let tokens = pointer.strip_prefix('/').map(|p| p.split('/'));
+    for token in tokens.into_iter().flatten() {
+        if matches!(node.kind, NodeKind::Opaque(_)) {
+            return true;
+        }
+        let token = token.replace("~1", "/").replace("~0", "~");
+        let next = match &node.kind {
+            NodeKind::Object(_) => node.get(&token),
+            NodeKind::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+            _ => None,
+        };
+        match next {
+            Some(n) => node = n,
+            None => return false,
+        }
+    }
+    matches!(node.kind, NodeKind::Opaque(_))
+}
+
 /// The member of `parent` whose value is `node`, to point at a keyword.
 pub fn member_of<'a>(parent: &'a Node, key: &str) -> Option<&'a crate::syntax::Member> {
     parent.get_member(key)

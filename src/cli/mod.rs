@@ -201,9 +201,14 @@ fn tools(args: ToolsArgs) -> Result<u8> {
                 .tools
                 .iter()
                 .map(|t| {
-                    let at = t.file.line_col(t.name.span.start);
+                    let at = t.file.line_col(defined_at(t));
+                    let handler = t.handler.as_ref().map(|h| {
+                        let lc = h.file.line_col(h.span.start);
+                        serde_json::json!({"function": h.name, "file": h.file.display, "line": lc.line, "column": lc.column})
+                    });
                     serde_json::json!({
                         "name": t.name.value,
+                        "name_is_template": t.name_is_template(),
                         "format": t.format,
                         "file": t.file.display,
                         "line": at.line,
@@ -211,6 +216,8 @@ fn tools(args: ToolsArgs) -> Result<u8> {
                         "pointer": t.pointer,
                         "description": t.description.as_ref().map(|d| &d.value),
                         "parameters": t.parameter_names(),
+                        "schema_derived": t.schema_derived,
+                        "handler": handler,
                         "strict": t.strict,
                     })
                 })
@@ -220,11 +227,18 @@ fn tools(args: ToolsArgs) -> Result<u8> {
             out.push('\n');
         }
         ListFormat::Table => {
-            let rows: Vec<[String; 4]> = result
+            let rows: Vec<[String; 5]> = result
                 .tools
                 .iter()
                 .map(|t| {
-                    let at = t.file.line_col(t.name.span.start);
+                    let at = t.file.line_col(defined_at(t));
+                    let handler = t.handler.as_ref().map_or_else(
+                        || "-".to_string(),
+                        |h| {
+                            let lc = h.file.line_col(h.span.start);
+                            format!("{} {}:{}", h.name, h.file.display, lc.line)
+                        },
+                    );
                     let params = t.parameter_names();
                     let shown = if params.len() > 6 {
                         format!("{} (+{} more)", params[..6].join(", "), params.len() - 6)
@@ -235,13 +249,14 @@ fn tools(args: ToolsArgs) -> Result<u8> {
                         t.name.value.escape_debug().to_string(),
                         t.format.as_str().to_string(),
                         format!("{}:{}:{}", t.file.display, at.line, at.column),
+                        handler,
                         shown,
                     ]
                 })
                 .collect();
             table(
                 &mut out,
-                ["NAME", "FORMAT", "DEFINED AT", "PARAMETERS"],
+                ["NAME", "FORMAT", "DEFINED AT", "HANDLER", "PARAMETERS"],
                 &rows,
             );
             let files: std::collections::BTreeSet<&str> = result
@@ -263,6 +278,15 @@ fn tools(args: ToolsArgs) -> Result<u8> {
     } else {
         exit::CLEAN
     })
+}
+
+/// Where a tool is defined: its name in a manifest, its declaration in code.
+fn defined_at(t: &crate::model::ToolDef) -> usize {
+    if std::sync::Arc::ptr_eq(&t.file, &t.name_file) && t.name.span.start >= t.span.start {
+        t.name.span.start
+    } else {
+        t.span.start
+    }
 }
 
 fn table<const N: usize>(out: &mut String, header: [&str; N], rows: &[[String; N]]) {

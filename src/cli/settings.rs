@@ -271,6 +271,7 @@ pub fn resolve(
 
     Ok(Resolved {
         opts: ScanOptions {
+            scope: Default::default(),
             walk: WalkOptions {
                 paths: input.paths.clone(),
                 excludes,

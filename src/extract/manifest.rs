@@ -161,7 +161,14 @@ impl Walker<'_> {
         let Some(name) = spanned(f.name) else { return };
         self.out.push(ToolDef {
             name,
+            name_file: Arc::clone(self.file),
+            name_holes: Vec::new(),
+            name_via: Vec::new(),
+            schema_file: Arc::clone(self.file),
+            schema_derived: false,
+            handler: None,
             description: f.description.and_then(spanned),
+            description_dynamic: false,
             input_schema: f.schema.cloned(),
             strict: f.strict,
             format: f.format,
@@ -219,8 +226,77 @@ struct Found<'n> {
     strict: Option<bool>,
 }
 
+/// A string, or in code a value computed at run time (`"name": NAME`).
 fn is_str(node: Option<&Node>) -> bool {
-    node.is_some_and(|n| n.as_str().is_some())
+    node.is_some_and(|n| n.as_str().is_some() || matches!(n.kind, NodeKind::Opaque(_)))
+}
+
+/// A tool definition found inside a JSON value from source code (a
+/// `json!` literal), with the nodes of its parts.
+pub struct FoundTool<'n> {
+    pub format: ToolFormat,
+    pub name: &'n Node,
+    pub description: Option<&'n Node>,
+    pub schema: Option<&'n Node>,
+    pub strict: Option<bool>,
+    /// The whole definition.
+    pub span: crate::source::Span,
+}
+
+/// Every tool definition inside `node`, recognised as in a manifest.
+pub fn recognize_all(node: &Node) -> Vec<FoundTool<'_>> {
+    fn go<'n>(node: &'n Node, site: Site<'_>, out: &mut Vec<FoundTool<'n>>, depth: usize) {
+        if depth > crate::syntax::MAX_DEPTH {
+            return;
+        }
+        match &node.kind {
+            NodeKind::Object(members) => {
+                if let Some(f) = recognize(node, site) {
+                    out.push(FoundTool {
+                        format: f.format,
+                        name: f.name,
+                        description: f.description,
+                        schema: f.schema,
+                        strict: f.strict,
+                        span: node.span,
+                    });
+                    return;
+                }
+                for m in members {
+                    if REFERENCE_KEYS.contains(&m.key.as_str()) {
+                        continue;
+                    }
+                    match &m.value.kind {
+                        NodeKind::Array(items) => {
+                            let parent_type = node.get("type").and_then(Node::as_str);
+                            for item in items {
+                                let site = Site {
+                                    array_key: Some(&m.key),
+                                    parent_type,
+                                    root_array: false,
+                                };
+                                go(item, site, out, depth + 1);
+                            }
+                        }
+                        _ => go(&m.value, Site::default(), out, depth + 1),
+                    }
+                }
+            }
+            NodeKind::Array(items) => {
+                for item in items {
+                    let site = Site {
+                        root_array: depth == 0,
+                        ..Site::default()
+                    };
+                    go(item, site, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    go(node, Site::default(), &mut out, 0);
+    out
 }
 
 /// The first of `keys` (pointers of one token, `/parameters`) that

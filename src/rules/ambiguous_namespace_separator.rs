@@ -28,7 +28,7 @@ impl Rule for AmbiguousNamespaceSeparator {
             let mut d = Diagnostic::new(
                 "N104",
                 Severity::Warning,
-                &tool.file,
+                &tool.name_file,
                 substring_span(tool, at, 2),
             )
             .message(format!(
@@ -84,7 +84,7 @@ fn collapse_separators(name: &str) -> String {
 /// written without escapes (plain or simply quoted); else the whole name.
 pub(crate) fn substring_span(tool: &ToolDef, offset: usize, len: usize) -> Span {
     let span = tool.name.span;
-    let raw = tool.file.slice(span);
+    let raw = tool.name_file.slice(span);
     let name = tool.name.value.as_str();
     let inner = if raw == name {
         Some(span.start)

@@ -35,6 +35,10 @@ impl Rule for DefaultViolatesSchema {
                 let Some(value) = sub.node.get(keyword) else {
                     continue;
                 };
+                // Run-time values (inside `json!`) cannot be checked.
+                if sub.node.has_opaque() {
+                    continue;
+                }
                 let Some(validator) =
                     reduced_validator(tool, &root_json, sub.node, removed, dialect)
                 else {
@@ -64,7 +68,7 @@ impl Rule for DefaultViolatesSchema {
                     };
                     let shown = short(&instance.to_string());
                     out.push(
-                        Diagnostic::new("S104", Severity::Error, &tool.file, entry.span)
+                        Diagnostic::new("S104", Severity::Error, &tool.schema_file, entry.span)
                             .in_schema(tool, &format!("{}{suffix}", sub.pointer))
                             .message(format!(
                                 "{what} `{shown}` in the input schema of `{}` violates its own schema: {}",

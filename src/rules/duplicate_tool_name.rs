@@ -16,19 +16,19 @@ impl Rule for DuplicateToolName {
                 first.insert(&tool.name.value, tool);
                 continue;
             };
-            let place = if std::ptr::eq(earlier.file.as_ref(), tool.file.as_ref()) {
+            let place = if std::ptr::eq(earlier.name_file.as_ref(), tool.name_file.as_ref()) {
                 "this tool list".to_string()
             } else {
-                format!("`{}`", earlier.file.display)
+                format!("`{}`", earlier.name_file.display)
             };
             out.push(
-                Diagnostic::new("N103", Severity::Error, &tool.file, tool.name.span)
+                Diagnostic::new("N103", Severity::Error, &tool.name_file, tool.name.span)
                     .message(format!(
                         "tool name `{}` is already defined in {place}",
                         short(&tool.name.value)
                     ))
                     .label("defined again here")
-                    .secondary(&earlier.file, earlier.name.span, "first defined here")
+                    .secondary(&earlier.name_file, earlier.name.span, "first defined here")
                     .note(
                         "Anthropic rejects the whole request (`tools: Tool names must be unique.`); \
                          MCP clients keep one definition and silently drop the other, so the model \

@@ -25,7 +25,7 @@ impl Rule for InputSchemaNotObject {
         };
         let name = short(&tool.name.value);
         let diag = |span: Span, pointer: &str| {
-            Diagnostic::new("S102", Severity::Error, &tool.file, span)
+            Diagnostic::new("S102", Severity::Error, &tool.schema_file, span)
                 .in_schema(tool, pointer)
                 .note(
                     "MCP requires the input schema to be an object schema, and Anthropic and \
@@ -66,7 +66,7 @@ impl Rule for InputSchemaNotObject {
                 diag(t.span, "/type")
                     .message(format!(
                         "input schema of `{name}` has root `type` {}; it must be `\"object\"`",
-                        schema_text(tool.file.slice(t.span))
+                        schema_text(tool.schema_file.slice(t.span))
                     ))
                     .label("must be \"object\"")
                     .help(r#"make the root `"type": "object"` and put the value under a named property"#),
@@ -84,7 +84,7 @@ impl Rule for InputSchemaNotObject {
         for kw in ["anyOf", "oneOf", "allOf"] {
             if let Some(m) = schema.get_member(kw) {
                 out.push(
-                    Diagnostic::new("S102", Severity::Error, &tool.file, m.key_span)
+                    Diagnostic::new("S102", Severity::Error, &tool.schema_file, m.key_span)
                         .in_schema(tool, &format!("/{kw}"))
                         .message(format!(
                             "input schema of `{name}` uses `{kw}` at the root, which {} reject{}",

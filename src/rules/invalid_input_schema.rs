@@ -5,7 +5,7 @@ use super::{Context, Rule};
 use crate::error::suggest;
 use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef};
 use crate::rules::invalid_tool_name::short;
-use crate::schema::{Dialect, node_at, walk};
+use crate::schema::{Dialect, node_at, reaches_opaque, walk};
 use crate::source::Span;
 use crate::syntax::{Node, NodeKind};
 
@@ -31,7 +31,8 @@ impl Rule for InvalidInputSchema {
             return; // Gemini `parameters` is an OpenAPI subset; S105 checks it.
         }
         let diag = |span: Span, pointer: &str| {
-            Diagnostic::new("S101", Severity::Error, &tool.file, span).in_schema(tool, pointer)
+            Diagnostic::new("S101", Severity::Error, &tool.schema_file, span)
+                .in_schema(tool, pointer)
         };
         if !matches!(schema.kind, NodeKind::Object(_) | NodeKind::Bool(_)) {
             out.push(
@@ -73,6 +74,9 @@ impl Rule for InvalidInputSchema {
         for err in meta.iter_errors(&value).take(MAX_ERRORS_PER_TOOL) {
             errors += 1;
             let pointer = err.instance_path().as_str().to_string();
+            if reaches_opaque(schema, &pointer) {
+                continue; // a run-time value: unknown, not invalid
+            }
             let node = node_at(schema, &pointer).unwrap_or(schema);
             let reason = match node.as_str().filter(|_| pointer.ends_with("/type")) {
                 // `"type": "int"`: say which names exist instead of quoting `anyOf`.
@@ -142,8 +146,8 @@ fn check_refs(tool: &ToolDef, schema: &Node, out: &mut Vec<Diagnostic>) {
             return;
         };
         let pointer = format!("{}/$ref", sub.pointer);
-        let d =
-            Diagnostic::new("S101", Severity::Error, &tool.file, r.span).in_schema(tool, &pointer);
+        let d = Diagnostic::new("S101", Severity::Error, &tool.schema_file, r.span)
+            .in_schema(tool, &pointer);
         match target.strip_prefix('#') {
             // `#` is the root; `#/…` a pointer; `#name` a plain-name anchor.
             Some(frag) if frag.is_empty() || !frag.starts_with('/') => {}
@@ -175,6 +179,7 @@ fn kind_name(node: &Node) -> &'static str {
         NodeKind::String(_) => "a string",
         NodeKind::Array(_) => "an array",
         NodeKind::Object(_) => "an object",
+        NodeKind::Opaque(_) => "a value computed at run time",
     }
 }
 

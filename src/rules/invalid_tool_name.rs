@@ -22,6 +22,10 @@ impl Rule for InvalidToolName {
     fn check_tool(&self, cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
         let name = &tool.name.value;
         let len = name.chars().count();
+        // A name built at run time (`{server}:{tool}`): only its literal
+        // characters are known, and its length is not.
+        let in_hole = |i: usize| tool.name_holes.iter().any(|&(a, b)| a <= i && i < b);
+        let template = tool.name_is_template();
         // problem -> targets that reject it, and targets that only advise against it
         let mut problems: BTreeMap<Problem, Verdict> = BTreeMap::new();
         let mut add = |p, sev, target: &Target| {
@@ -39,15 +43,21 @@ impl Rule for InvalidToolName {
                 continue;
             }
             let mut seen = String::new();
-            for c in name.chars().filter(|&c| !rules.allows(c)) {
+            for (_, c) in name
+                .char_indices()
+                .filter(|&(i, c)| !in_hole(i) && !rules.allows(c))
+            {
                 if !seen.contains(c) {
                     seen.push(c);
                     add(Problem::Char(c), rules.level, t);
                 }
             }
             let first = name.chars().next().unwrap_or('_');
-            if rules.allows(first) && !rules.allows_first(first) {
+            if !in_hole(0) && rules.allows(first) && !rules.allows_first(first) {
                 add(Problem::First(first), rules.level, t);
+            }
+            if template {
+                continue;
             }
             if len > rules.max_len {
                 add(Problem::TooLong(rules.max_len), rules.level, t);
@@ -135,7 +145,10 @@ impl Rule for InvalidToolName {
         // request's names reach them directly.
         let via_hosts = matches!(
             tool.format,
-            ToolFormat::Mcp | ToolFormat::Vscode | ToolFormat::OpenaiMcpListTools
+            ToolFormat::Mcp
+                | ToolFormat::Vscode
+                | ToolFormat::OpenaiMcpListTools
+                | ToolFormat::Rmcp
         );
         let note = match (severity == Severity::Error, via_hosts) {
             (true, false) => "every request that offers this tool fails with HTTP 400, so the \
@@ -151,14 +164,32 @@ impl Rule for InvalidToolName {
                  name the server does not know"
                 .to_string(),
         };
-        let help = match suggest_name(name, cx.targets) {
-            Some(s) => format!("rename the tool to `{s}`, which every selected target accepts"),
-            None => "give the tool a name of ASCII letters, digits, `_` and `-`".to_string(),
+        let help = if template {
+            let fixed: String = name
+                .char_indices()
+                .map(|(i, c)| {
+                    if in_hole(i) || cx.targets.iter().all(|t| t.names.allows(c)) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            format!(
+                "build the name as `{fixed}` (a separator every selected target accepts), and make sure the parts filled in at run time are valid too"
+            )
+        } else {
+            match suggest_name(name, cx.targets) {
+                Some(s) => format!("rename the tool to `{s}`, which every selected target accepts"),
+                None => "give the tool a name of ASCII letters, digits, `_` and `-`".to_string(),
+            }
         };
         out.push(
-            Diagnostic::new("N101", severity, &tool.file, tool.name.span)
+            Diagnostic::new("N101", severity, &tool.name_file, tool.name.span)
                 .message(if empty {
                     "tool name is empty".to_string()
+                } else if template {
+                    format!("tool name built as `{}` {}", short(name), parts.join("; "))
                 } else {
                     format!("tool name `{}` {}", short(name), parts.join("; "))
                 })

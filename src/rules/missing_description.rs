@@ -15,7 +15,7 @@ impl Rule for MissingDescription {
             .description
             .as_ref()
             .is_none_or(|d| d.value.trim().is_empty());
-        if blank {
+        if blank && !tool.description_dynamic {
             let empty_string = tool.description.is_some();
             // Bedrock rejects a zero-length description outright; elsewhere
             // it is a tool the model has to guess about.
@@ -74,7 +74,7 @@ impl Rule for MissingDescription {
                 continue;
             }
             out.push(
-                Diagnostic::new("S106", Severity::Note, &tool.file, m.key_span)
+                Diagnostic::new("S106", Severity::Note, &tool.schema_file, m.key_span)
                     .in_schema(tool, &format!("/properties/{}", crate::syntax::pointer_token(&m.key)))
                     .message(format!("parameter `{}` of tool `{name}` has no description", short(&m.key)))
                     .label("parameter without a description")

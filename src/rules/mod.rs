@@ -23,6 +23,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, suggest};
 use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::rust::{Candidate, Crate, FnView};
 use crate::targets::Target;
 
 /// A rule family: the taxonomy of DESIGN.md, used for grouping and SARIF taxa.
@@ -85,6 +86,14 @@ pub trait Rule: Sync {
     /// Checks the tools offered to a model together (one `ToolDef::group`,
     /// in source order). Runs once the whole inventory is known.
     fn check_group(&self, _cx: &Context, _tools: &[&ToolDef], _out: &mut Vec<Diagnostic>) {}
+
+    /// Checks one Rust function while its syntax tree is alive. Findings
+    /// are candidates: they are reported when the function turns out to be
+    /// on the tool-call surface (see `rust::link`).
+    fn check_rust_fn(&self, _cx: &Context, _f: &FnView, _out: &mut Vec<Candidate>) {}
+
+    /// Checks one linked Rust crate: its tools, their handlers and types.
+    fn check_crate(&self, _cx: &Context, _k: &Crate, _out: &mut Vec<Diagnostic>) {}
 }
 
 /// A rule with its metadata. Build with [`declare`]: one line per rule.

@@ -15,6 +15,11 @@ impl Rule for OpenInputSchema {
         let Some(root) = &tool.input_schema else {
             return;
         };
+        // A schema derived from a Rust type is as open as the type: M102
+        // reports the type, where the fix goes.
+        if tool.schema_derived {
+            return;
+        }
         // A strict OpenAI tool without `additionalProperties: false` is
         // rejected outright; S105 reports that as an error.
         let openai_format = tool.format.is_openai();
@@ -57,7 +62,7 @@ impl Rule for OpenInputSchema {
                     sub.pointer
                 )
             };
-            let mut d = Diagnostic::new("M101", Severity::Warning, &tool.file, span)
+            let mut d = Diagnostic::new("M101", Severity::Warning, &tool.schema_file, span)
                 .in_schema(tool, &pointer)
                 .message(format!("{what} accepts properties it does not declare"))
                 .label(if explicit_true.is_some() {

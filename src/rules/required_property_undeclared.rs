@@ -111,7 +111,7 @@ impl Rule for RequiredPropertyUndeclared {
                     ),
                 };
                 out.push(
-                    Diagnostic::new("S103", Severity::Error, &tool.file, item.span)
+                    Diagnostic::new("S103", Severity::Error, &tool.schema_file, item.span)
                         .in_schema(tool, &format!("{}/required/{i}", sub.pointer))
                         .message(format!("`required` names `{}`, which {where_} does not declare", short(name)))
                         .label("not in `properties`")

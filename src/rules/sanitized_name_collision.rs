@@ -76,7 +76,7 @@ impl Rule for SanitizedNameCollision {
             });
             if let Some((other, form, how)) = clash {
                 out.push(
-                    Diagnostic::new("N102", Severity::Error, &tool.file, tool.name.span)
+                    Diagnostic::new("N102", Severity::Error, &tool.name_file, tool.name.span)
                         .message(format!(
                             "tool names `{}` and `{}` collide as `{}` once sanitised",
                             short(&other.name.value),
@@ -84,7 +84,7 @@ impl Rule for SanitizedNameCollision {
                             short(form)
                         ))
                         .label(becomes(name, form))
-                        .secondary(&other.file, other.name.span, becomes(&other.name.value, form))
+                        .secondary(&other.name_file, other.name.span, becomes(&other.name.value, form))
                         .note(format!(
                             "hosts and gateways that sanitise tool names ({how}) offer both tools \
                              under one name: one silently shadows the other, or the request is \

@@ -102,7 +102,7 @@ impl Checker<'_> {
         help: &str,
     ) {
         self.out.push(
-            Diagnostic::new("S105", Severity::Error, &self.tool.file, span)
+            Diagnostic::new("S105", Severity::Error, &self.tool.schema_file, span)
                 .in_schema(self.tool, pointer)
                 .message(message)
                 .label(label)

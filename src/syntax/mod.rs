@@ -30,6 +30,10 @@ pub enum NodeKind {
     Array(Vec<Node>),
     /// Members in document order; duplicate keys are kept, not merged.
     Object(Vec<Member>),
+    /// A value computed at run time, such as a Rust expression inside a
+    /// `json!` literal (its source text). Rules treat it as unknown: they
+    /// neither trust nor report it.
+    Opaque(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -80,6 +84,16 @@ impl Node {
         matches!(self.kind, NodeKind::Object(_))
     }
 
+    /// True when this value or anything inside it is only known at run time.
+    pub fn has_opaque(&self) -> bool {
+        match &self.kind {
+            NodeKind::Opaque(_) => true,
+            NodeKind::Array(items) => items.iter().any(Node::has_opaque),
+            NodeKind::Object(members) => members.iter().any(|m| m.value.has_opaque()),
+            _ => false,
+        }
+    }
+
     /// The value of the last member named `key`, as JSON parsers that keep
     /// the last duplicate (serde_json, JavaScript) would see it.
     pub fn get(&self, key: &str) -> Option<&Node> {
@@ -90,11 +104,12 @@ impl Node {
         self.members()?.iter().rev().find(|m| m.key == key)
     }
 
-    /// The plain JSON value, without spans.
+    /// The plain JSON value, without spans. A run-time value becomes
+    /// `null`; callers that validate check [`Node::has_opaque`] first.
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value;
         match &self.kind {
-            NodeKind::Null => Value::Null,
+            NodeKind::Null | NodeKind::Opaque(_) => Value::Null,
             NodeKind::Bool(b) => Value::Bool(*b),
             NodeKind::Number(n) => serde_json::from_str::<serde_json::Number>(n)
                 .map(Value::Number)

@@ -162,7 +162,7 @@ fn explicit_unsupported_files_are_reported() {
         .args(["scan", "README.md"])
         .assert()
         .code(0)
-        .stderr(contains("README.md: skipped: not a JSON or YAML file"));
+        .stderr(contains("README.md: skipped: not a file toolaudit reads"));
 }
 
 #[test]
@@ -248,14 +248,14 @@ fn tools_lists_the_inventory() {
         .stdout(contains("fs.list").and(contains("mcp-gateway/tools-list.json:7:17")))
         .stdout(contains("web.search").and(contains("openai-chat")))
         .stdout(contains("path, recursive"))
-        .stdout(contains("17 tools in 4 files (5 files scanned)."));
+        .stdout(contains("24 tools in 8 files (14 files scanned)."));
     let out = bin()
         .args(["tools", "examples", "--format", "json"])
         .assert()
         .code(0);
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let tools = v["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 17);
+    assert_eq!(tools.len(), 24);
     let gemini = tools
         .iter()
         .find(|t| t["name"] == "calendar.list_events")

@@ -26,6 +26,7 @@ pub fn bin() -> assert_cmd::Command {
 pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
     let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let opts = ScanOptions {
+        scope: Default::default(),
         walk: WalkOptions {
             paths: paths.iter().map(|p| p.to_path_buf()).collect(),
             ..WalkOptions::default()

@@ -1,0 +1,3 @@
+pub mod fetch;
+pub mod mcp;
+pub mod shell;

@@ -1,0 +1,1431 @@
+//! The per-file pass over a Rust syntax tree: items (structs, consts, impls,
+//! functions), the tool declarations among them, and for every function a
+//! light data-flow pass that says which values come from which parameter.
+//! Code rules run here, on each function, while the tree is alive; what
+//! they find waits as [`Candidate`]s until the crate is linked.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tree_sitter::Node as TsNode;
+
+use super::facts::*;
+use super::jsonlit;
+use super::ts::{self, field, text};
+use super::values::{self, Locals, inner_type, type_name};
+use crate::extract::manifest;
+use crate::model::{Spanned, ToolFormat};
+use crate::rules::{Context, RuleEntry};
+use crate::source::{SourceFile, Span};
+use crate::syntax::{Node, NodeKind};
+
+/// Field names that hold a tool's input schema in struct literals.
+const SCHEMA_FIELDS: &[&str] = &[
+    "input_schema",
+    "inputSchema",
+    "parameters",
+    "schema",
+    "parameters_schema",
+    "args_schema",
+];
+
+/// Method names of a tool impl that run the tool.
+pub const CALL_METHODS: &[&str] = &[
+    "call",
+    "call_tool",
+    "execute",
+    "run",
+    "invoke",
+    "handle",
+    "handle_call",
+    "run_tool",
+    "exec",
+    "perform",
+    "apply",
+];
+
+/// Method names of a tool impl that return its input schema.
+const SCHEMA_METHODS: &[&str] = &[
+    "input_schema",
+    "parameters",
+    "schema",
+    "parameters_schema",
+    "args_schema",
+    "arguments_schema",
+    "json_schema",
+    "parameters_json_schema",
+    "input_schema_json",
+];
+
+/// Associated types that name a tool's argument type.
+const ARGS_TYPES: &[&str] = &["Args", "Input", "Params", "Arguments", "Parameters"];
+
+/// Parameter types that carry a tool-call request.
+const REQUEST_TYPES: &[&str] = &[
+    "CallToolRequestParam",
+    "CallToolRequestParams",
+    "CallToolRequest",
+    "ToolCall",
+    "FunctionCall",
+    "ToolInvocation",
+    "ToolCallRequest",
+];
+
+pub struct Analyzer<'a> {
+    src: &'a str,
+    file: &'a Arc<SourceFile>,
+    cx: &'a Context<'a>,
+    rules: &'a [&'static RuleEntry],
+    facts: FileFacts,
+}
+
+/// Analyses one parsed file.
+pub fn analyze(
+    file: &Arc<SourceFile>,
+    root: TsNode,
+    cx: &Context,
+    rules: &[&'static RuleEntry],
+    test_file: bool,
+) -> FileFacts {
+    let mut a = Analyzer {
+        src: &file.text,
+        file,
+        cx,
+        rules,
+        facts: FileFacts {
+            file: Arc::clone(file),
+            fns: Vec::new(),
+            structs: Vec::new(),
+            consts: Vec::new(),
+            impls: Vec::new(),
+            tools: Vec::new(),
+            dispatch: Vec::new(),
+            field_reads: Default::default(),
+            candidates: Vec::new(),
+            ignored_fields: Vec::new(),
+        },
+    };
+    a.items(root, None, test_file, 0);
+    a.facts
+}
+
+fn has_attr(item: TsNode, src: &str, pred: impl Fn(&str, &str) -> bool) -> bool {
+    ts::attributes(item).into_iter().any(|a| {
+        ts::attribute_parts(a, src).is_some_and(|(path, args)| {
+            pred(ts::last_segment(&path), args.map_or("", |t| text(t, src)))
+        })
+    })
+}
+
+fn is_test_item(item: TsNode, src: &str) -> bool {
+    has_attr(item, src, |name, args| {
+        name == "test" || (name == "cfg" && args.contains("test") && !args.contains("not"))
+    })
+}
+
+impl<'a> Analyzer<'a> {
+    fn items(&mut self, node: TsNode, impl_id: Option<usize>, in_test: bool, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        for child in ts::named_children(node) {
+            match child.kind() {
+                "function_item" => {
+                    let test = in_test || is_test_item(child, self.src);
+                    self.function(child, impl_id, test);
+                }
+                "impl_item" => self.impl_block(child, in_test, depth),
+                "mod_item" => {
+                    let test = in_test || is_test_item(child, self.src);
+                    if let Some(body) = field(child, "body") {
+                        self.items(body, None, test, depth + 1);
+                    }
+                }
+                "struct_item" if !in_test => self.structure(child),
+                "const_item" | "static_item" if !in_test => self.constant(child, impl_id),
+                "type_item" => {
+                    if let (Some(id), Some(name), Some(ty)) =
+                        (impl_id, field(child, "name"), field(child, "type"))
+                    {
+                        self.facts.impls[id].assoc_types.push((
+                            text(name, self.src).to_string(),
+                            text(ty, self.src).to_string(),
+                            ts::span(ty),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn impl_block(&mut self, node: TsNode, in_test: bool, depth: usize) {
+        let test = in_test || is_test_item(node, self.src);
+        let id = self.facts.impls.len();
+        self.facts.impls.push(ImplFact {
+            self_type: field(node, "type")
+                .map(|t| type_name(text(t, self.src)).to_string())
+                .unwrap_or_default(),
+            trait_name: field(node, "trait").map(|t| type_name(text(t, self.src)).to_string()),
+            assoc_types: Vec::new(),
+        });
+        let tools_before = self.facts.tools.len();
+        if let Some(body) = field(node, "body") {
+            self.items(body, Some(id), test, depth + 1);
+        }
+        if test {
+            return;
+        }
+        let args_type = self.facts.impls[id]
+            .assoc_types
+            .iter()
+            .find(|(n, _, _)| ARGS_TYPES.contains(&n.as_str()))
+            .map(|(_, t, s)| (type_name(t).to_string(), *s));
+        for t in &mut self.facts.tools[tools_before..] {
+            if t.args_type.is_none() {
+                t.args_type.clone_from(&args_type);
+            }
+        }
+        if self.facts.tools.len() == tools_before {
+            self.trait_tool(id, node, args_type);
+        }
+    }
+
+    /// An impl with `fn name()` (or `const NAME`) and a schema or
+    /// description method: a hand-rolled `Tool` trait.
+    fn trait_tool(&mut self, id: usize, node: TsNode, args_type: Option<(String, Span)>) {
+        let fns: Vec<&FnFact> = self
+            .facts
+            .fns
+            .iter()
+            .filter(|f| f.impl_id == Some(id))
+            .collect();
+        let name_fn = fns.iter().find(|f| f.name == "name");
+        let name = match name_fn {
+            Some(f) if f.returns != ValueExpr::Unknown => f.returns.clone(),
+            _ => match self
+                .facts
+                .consts
+                .iter()
+                .find(|c| c.impl_id == Some(id) && c.name == "NAME")
+            {
+                Some(c) => c.value.clone(),
+                None => return,
+            },
+        };
+        let schema = fns
+            .iter()
+            .find(|f| SCHEMA_METHODS.contains(&f.name.as_str()))
+            .and_then(|f| f.returns_schema.clone())
+            .or_else(|| args_type.clone().map(|(t, s)| SchemaExpr::Type(t, s)));
+        let description = fns
+            .iter()
+            .find(|f| f.name == "description")
+            .map(|f| f.returns.clone());
+        // A `name()` alone is not a tool; with a schema, a description or
+        // a method that runs it, the impl is one.
+        let tool_shaped = fns.iter().any(|f| {
+            f.name == "description"
+                || SCHEMA_METHODS.contains(&f.name.as_str())
+                || CALL_METHODS.contains(&f.name.as_str())
+        });
+        if !tool_shaped {
+            return;
+        }
+        let name_site = match &name {
+            ValueExpr::Str(s) => s.span,
+            ValueExpr::Format { span, .. }
+            | ValueExpr::Const(_, span)
+            | ValueExpr::Call(_, span) => *span,
+            ValueExpr::Unknown => return,
+        };
+        self.facts.tools.push(ToolDecl {
+            name,
+            name_site,
+            description,
+            schema,
+            strict: None,
+            format: ToolFormat::Rust,
+            span: ts::span(node).start_only(),
+            handler: None,
+            impl_id: Some(id),
+            args_type,
+        });
+    }
+
+    fn structure(&mut self, node: TsNode) {
+        let src = self.src;
+        let Some(name) = field(node, "name") else {
+            return;
+        };
+        let Some(body) = field(node, "body").filter(|b| b.kind() == "field_declaration_list")
+        else {
+            return;
+        };
+        let mut s = StructFact {
+            name: text(name, src).to_string(),
+            name_span: ts::span(name),
+            span: ts::span(node),
+            doc: ts::doc_comment(node, src),
+            ..StructFact::default()
+        };
+        let mut rename_all = None;
+        for attr in ts::attributes(node) {
+            let Some((path, args)) = ts::attribute_parts(attr, src) else {
+                continue;
+            };
+            match ts::last_segment(&path) {
+                "derive" => {
+                    if let Some(args) = args {
+                        for id in ts::identifiers(args, src) {
+                            s.derives.push(id.0);
+                        }
+                        for n in ts::children(args) {
+                            if n.kind() == "identifier" && text(n, src) == "Deserialize" {
+                                s.derive_span = Some(ts::span(n));
+                            }
+                        }
+                        if s.derive_span.is_none() && s.derives.iter().any(|d| d == "Deserialize") {
+                            s.derive_span = Some(ts::span(args));
+                        }
+                    }
+                }
+                "serde" => {
+                    if let Some(args) = args {
+                        for (k, v) in ts::attribute_args(args, src) {
+                            match (k.as_str(), v) {
+                                ("deny_unknown_fields", _) => s.deny_unknown_fields = true,
+                                ("rename_all", Some((v, _))) => rename_all = Some(v),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for decl in ts::named_children(body) {
+            if decl.kind() != "field_declaration" {
+                continue;
+            }
+            let (Some(fname), Some(fty)) = (field(decl, "name"), field(decl, "type")) else {
+                continue;
+            };
+            let rust_name = text(fname, src).trim_start_matches("r#").to_string();
+            let ty = text(fty, src).to_string();
+            let mut f = FieldFact {
+                wire: rename(&rust_name, rename_all.as_deref()),
+                name: rust_name,
+                span: ts::span(fname),
+                optional: type_name(&ty) == "Option",
+                description: ts::doc_comment(decl, src),
+                ty,
+                ..FieldFact::default()
+            };
+            for attr in ts::attributes(decl) {
+                let Some((path, Some(args))) = ts::attribute_parts(attr, src) else {
+                    continue;
+                };
+                let attr_name = ts::last_segment(&path).to_string();
+                for (k, v) in ts::attribute_args(args, src) {
+                    match (attr_name.as_str(), k.as_str(), v) {
+                        ("serde", "rename", Some((v, _))) => f.wire = v,
+                        ("serde", "alias", Some((v, _))) => f.aliases.push(v),
+                        ("serde", "default", _) => f.optional = true,
+                        ("serde", "flatten", _) => f.flatten = true,
+                        ("serde", "skip" | "skip_deserializing", _) => f.skip = true,
+                        ("schemars" | "schema", "description", Some((v, _))) => {
+                            f.description = Some(v)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            s.has_flatten |= f.flatten;
+            s.fields.push(f);
+        }
+        self.facts.structs.push(s);
+    }
+
+    fn constant(&mut self, node: TsNode, impl_id: Option<usize>) {
+        let (Some(name), Some(value)) = (field(node, "name"), field(node, "value")) else {
+            return;
+        };
+        let locals = Locals::default();
+        let v = values::value_expr(value, self.src, &locals);
+        if v != ValueExpr::Unknown {
+            self.facts.consts.push(ConstFact {
+                name: text(name, self.src).to_string(),
+                value: v,
+                impl_id,
+            });
+        }
+        // `static TOOLS: LazyLock<Vec<Tool>> = …`: declarations inside.
+        let mut flow = Flow::new(self.src, &[], true);
+        flow.visit(value, 0);
+        self.take_tools(&mut flow, None, impl_id);
+    }
+
+    fn function(&mut self, node: TsNode, impl_id: Option<usize>, is_test: bool) {
+        let src = self.src;
+        let Some(name_node) = field(node, "name") else {
+            return;
+        };
+        let index = self.facts.fns.len();
+        let params = params(node, src);
+        let takes_request = params
+            .iter()
+            .any(|p| REQUEST_TYPES.iter().any(|t| p.ty.contains(t)));
+        let mut fact = FnFact {
+            name: text(name_node, src).to_string(),
+            name_span: ts::span(name_node),
+            span: ts::span(node),
+            impl_id,
+            params,
+            is_test,
+            takes_request,
+            ..FnFact::default()
+        };
+        let Some(body) = field(node, "body") else {
+            self.facts.fns.push(fact);
+            return;
+        };
+        let mut flow = Flow::new(src, &fact.params, false);
+        // Parameter patterns bind fields: `Parameters(Args { a, _b })`.
+        if let Some(ps) = field(node, "parameters") {
+            for p in ts::named_children(ps) {
+                if let Some(pat) = field(p, "pattern") {
+                    flow.pattern_fields(pat);
+                }
+            }
+        }
+        flow.visit(body, 0);
+        let tail = tail_expr(body);
+        fact.returns = flow.returns(tail);
+        fact.returns_schema = tail.and_then(|t| values::schema_expr(t, src, &flow.locals));
+        fact.calls = std::mem::take(&mut flow.call_facts);
+        fact.key_reads = std::mem::take(&mut flow.key_reads);
+        fact.escapes = flow.escapes();
+        fact.deserializes = std::mem::take(&mut flow.deserializes);
+        self.facts.field_reads.append(&mut flow.field_reads);
+        self.facts.ignored_fields.append(&mut flow.ignored_fields);
+        if !is_test {
+            self.rmcp_tool(node, index, &fact);
+            for (tool, callees) in std::mem::take(&mut flow.dispatch) {
+                self.facts.dispatch.push(Dispatch {
+                    tool,
+                    fn_index: index,
+                    callees,
+                });
+            }
+            self.take_tools(&mut flow, Some(index), impl_id);
+            let view = FnView {
+                src,
+                file: self.file,
+                node,
+                index,
+                fact: &fact,
+                flow: &flow,
+            };
+            let mut out = Vec::new();
+            for entry in self.rules {
+                entry.rule.check_rust_fn(self.cx, &view, &mut out);
+            }
+            self.facts.candidates.extend(out);
+        }
+        self.facts.fns.push(fact);
+    }
+
+    fn take_tools(&mut self, flow: &mut Flow, fn_index: Option<usize>, impl_id: Option<usize>) {
+        for mut t in std::mem::take(&mut flow.tools) {
+            t.impl_id = impl_id;
+            let _ = fn_index;
+            self.facts.tools.push(t);
+        }
+    }
+
+    /// rmcp: `#[tool(name = "..", description = "..")]` on a method.
+    fn rmcp_tool(&mut self, node: TsNode, index: usize, fact: &FnFact) {
+        let src = self.src;
+        let Some(attr) = ts::attributes(node).into_iter().find(|a| {
+            ts::attribute_parts(*a, src).is_some_and(|(p, _)| ts::last_segment(&p) == "tool")
+        }) else {
+            return;
+        };
+        let args = ts::attribute_parts(attr, src)
+            .and_then(|(_, a)| a)
+            .map(|tt| ts::attribute_args(tt, src))
+            .unwrap_or_default();
+        let get = |k: &str| {
+            args.iter()
+                .find(|(key, _)| key == k)
+                .and_then(|(_, v)| v.clone())
+        };
+        // Other frameworks' `#[tool(input = T)]` (autoagents) or
+        // `#[tool(tool_box)]` on impls are not rmcp tool methods.
+        if args.iter().any(|(k, _)| k == "input") {
+            return;
+        }
+        let name = match get("name") {
+            Some((value, span)) => ValueExpr::Str(Spanned { value, span }),
+            None => ValueExpr::Str(Spanned {
+                value: fact.name.clone(),
+                span: fact.name_span,
+            }),
+        };
+        let description = get("description")
+            .map(|(value, span)| Spanned { value, span })
+            .or_else(|| {
+                ts::doc_comment(node, src).map(|value| Spanned {
+                    value,
+                    span: fact.name_span,
+                })
+            })
+            .map(ValueExpr::Str);
+        let mut schema = None;
+        let mut args_type = None;
+        let mut param_fields = Vec::new();
+        for p in &fact.params {
+            if p.is_self || p.is_context {
+                continue;
+            }
+            if let Some(inner) = inner_type(&p.ty, &["Parameters", "Json"]) {
+                let t = type_name(inner).to_string();
+                if t == "JsonObject" || t == "Value" || t == "Map" {
+                    continue;
+                }
+                args_type = Some((t.clone(), p.span));
+                schema = Some(SchemaExpr::Type(t, p.span));
+            } else if p.tool_attr.iter().any(|a| a == "aggr") {
+                let t = type_name(&p.ty).to_string();
+                args_type = Some((t.clone(), p.span));
+                schema = Some(SchemaExpr::Type(t, p.span));
+            } else if p.tool_attr.iter().any(|a| a == "param") {
+                param_fields.push(FieldFact {
+                    wire: p.name.clone(),
+                    name: p.name.clone(),
+                    span: p.span,
+                    optional: type_name(&p.ty) == "Option",
+                    description: p.doc.clone(),
+                    ty: p.ty.clone(),
+                    ..FieldFact::default()
+                });
+            }
+        }
+        if schema.is_none() {
+            schema = Some(SchemaExpr::Params(param_fields));
+        }
+        self.facts.tools.push(ToolDecl {
+            name_site: match &name {
+                ValueExpr::Str(s) => s.span,
+                _ => fact.name_span,
+            },
+            name,
+            description,
+            schema,
+            strict: None,
+            format: ToolFormat::Rmcp,
+            span: ts::span(attr),
+            handler: Some(index),
+            impl_id: fact.impl_id,
+            args_type,
+        });
+    }
+}
+
+/// `serde(rename_all = "..")` applied to a Rust field name.
+pub fn rename(name: &str, rule: Option<&str>) -> String {
+    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    let cap = |w: &str| {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+            .unwrap_or_default()
+    };
+    match rule {
+        Some("camelCase") => words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w.to_string() } else { cap(w) })
+            .collect(),
+        Some("PascalCase") => words.iter().map(|w| cap(w)).collect(),
+        Some("kebab-case") => words.join("-"),
+        Some("SCREAMING_SNAKE_CASE") => name.to_ascii_uppercase(),
+        Some("SCREAMING-KEBAB-CASE") => words.join("-").to_ascii_uppercase(),
+        Some("lowercase") => name.to_ascii_lowercase(),
+        Some("UPPERCASE") => name.to_ascii_uppercase(),
+        _ => name.to_string(),
+    }
+}
+
+/// The parameters of a function, `self` first when present.
+fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
+    let Some(ps) = field(node, "parameters") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut pending_attrs: Vec<String> = Vec::new();
+    let mut pending_doc: Option<String> = None;
+    for p in ts::named_children(ps) {
+        match p.kind() {
+            "attribute_item" => {
+                if let Some((path, Some(args))) = ts::attribute_parts(p, src) {
+                    let a = ts::attribute_args(args, src);
+                    match ts::last_segment(&path) {
+                        "tool" => pending_attrs.extend(a.into_iter().map(|(k, _)| k)),
+                        "schemars" | "schema" => {
+                            pending_doc = a
+                                .into_iter()
+                                .find(|(k, _)| k == "description")
+                                .and_then(|(_, v)| v.map(|v| v.0));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "self_parameter" => {
+                out.push(ParamFact {
+                    name: "self".into(),
+                    span: ts::span(p),
+                    is_self: true,
+                    ..ParamFact::default()
+                });
+            }
+            "parameter" => {
+                let pat = field(p, "pattern");
+                let ty = field(p, "type").map_or("", |t| text(t, src)).to_string();
+                let name = pat.map_or("", |n| text(n, src)).to_string();
+                let lname = name.to_ascii_lowercase();
+                let lty = ty.to_ascii_lowercase();
+                let is_context = [
+                    "context",
+                    "ctx",
+                    "peer",
+                    "state",
+                    "session",
+                    "client",
+                    "sender",
+                    "config",
+                    "cancel",
+                    "token",
+                    "progress",
+                    "notif",
+                    "server",
+                    "env",
+                    "extensions",
+                ]
+                .iter()
+                .any(|w| lname.contains(w) || (lty.contains(w) && !lty.contains("request")));
+                let base = type_name(ty.trim_start_matches('&').trim_start_matches("mut ").trim());
+                let is_args_object = !is_context
+                    && (matches!(base, "Value" | "Map" | "JsonObject" | "HashMap" | "Object")
+                        || (base == "Option"
+                            && ["Value", "Map<", "JsonObject"]
+                                .iter()
+                                .any(|t| ty.contains(t)))
+                        || (pat.is_some_and(|n| n.kind() == "tuple_struct_pattern")
+                            && ty.contains("JsonObject")));
+                out.push(ParamFact {
+                    name,
+                    ty,
+                    span: ts::span(p),
+                    is_self: false,
+                    is_context,
+                    is_args_object,
+                    tool_attr: std::mem::take(&mut pending_attrs),
+                    doc: pending_doc.take(),
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The expression a block evaluates to.
+fn tail_expr(block: TsNode) -> Option<TsNode> {
+    let last = ts::named_children(block)
+        .into_iter()
+        .rev()
+        .find(|n| !matches!(n.kind(), "line_comment" | "block_comment"))?;
+    match last.kind() {
+        "expression_statement" | "let_declaration" | "empty_statement" => None,
+        _ => Some(last),
+    }
+}
+
+/// Names a pattern binds: `Some(x)` → `x`, `Args { a, b: c }` → `a`, `c`.
+fn bindings<'t>(pat: TsNode<'t>, src: &str, out: &mut Vec<(String, TsNode<'t>)>, depth: usize) {
+    if depth > ts::MAX_DEPTH {
+        return;
+    }
+    match pat.kind() {
+        "identifier" => {
+            let t = text(pat, src);
+            if t.chars()
+                .next()
+                .is_some_and(|c| c.is_lowercase() || c == '_')
+            {
+                out.push((t.to_string(), pat));
+            }
+        }
+        "shorthand_field_identifier" => out.push((text(pat, src).to_string(), pat)),
+        "tuple_struct_pattern" | "struct_pattern" => {
+            let ty = field(pat, "type").map(|t| t.id());
+            for c in ts::named_children(pat) {
+                if Some(c.id()) != ty {
+                    bindings(c, src, out, depth + 1);
+                }
+            }
+        }
+        "field_pattern" => match field(pat, "pattern") {
+            Some(p) => bindings(p, src, out, depth + 1),
+            None => {
+                if let Some(n) = field(pat, "name") {
+                    bindings(n, src, out, depth + 1);
+                }
+            }
+        },
+        "scoped_identifier" | "scoped_type_identifier" | "type_identifier" => {}
+        _ => {
+            for c in ts::named_children(pat) {
+                bindings(c, src, out, depth + 1);
+            }
+        }
+    }
+}
+
+/// The per-function data flow: which locals carry which parameters (a
+/// bitmask, `self` is bit 0 when present), the calls and key reads, and the
+/// nodes rules look at.
+pub struct Flow<'t, 's> {
+    src: &'s str,
+    env: HashMap<String, u64>,
+    /// Locals that hold the arguments object itself, with their mask.
+    roots: HashMap<String, u64>,
+    pub locals: Locals,
+    /// Identifier uses of `roots`, and whether a key read consumed them.
+    root_uses: Vec<(usize, u64)>,
+    consumed: std::collections::HashSet<usize>,
+    let_type: Option<String>,
+    pub calls: Vec<TsNode<'t>>,
+    pub matches: Vec<TsNode<'t>>,
+    pub ifs: Vec<TsNode<'t>>,
+    pub indexes: Vec<TsNode<'t>>,
+    pub macros: Vec<TsNode<'t>>,
+    pub strings: Vec<TsNode<'t>>,
+    call_facts: Vec<CallFact>,
+    key_reads: Vec<KeyRead>,
+    deserializes: Vec<(String, Span, u64)>,
+    field_reads: std::collections::BTreeSet<String>,
+    ignored_fields: Vec<(String, Span)>,
+    tools: Vec<ToolDecl>,
+    dispatch: Vec<(String, Vec<String>)>,
+    returns: Vec<ValueExpr>,
+    /// Inside a `static`/`const` value: only tool declarations matter.
+    item_only: bool,
+}
+
+impl<'t, 's> Flow<'t, 's> {
+    fn new(src: &'s str, params: &[ParamFact], item_only: bool) -> Self {
+        let mut f = Flow {
+            src,
+            env: HashMap::new(),
+            roots: HashMap::new(),
+            locals: Locals::default(),
+            root_uses: Vec::new(),
+            consumed: Default::default(),
+            let_type: None,
+            calls: Vec::new(),
+            matches: Vec::new(),
+            ifs: Vec::new(),
+            indexes: Vec::new(),
+            macros: Vec::new(),
+            strings: Vec::new(),
+            call_facts: Vec::new(),
+            key_reads: Vec::new(),
+            deserializes: Vec::new(),
+            field_reads: Default::default(),
+            ignored_fields: Vec::new(),
+            tools: Vec::new(),
+            dispatch: Vec::new(),
+            returns: Vec::new(),
+            item_only,
+        };
+        for (i, p) in params.iter().enumerate().take(63) {
+            let bit = 1u64 << i;
+            if p.is_self {
+                f.env.insert("self".into(), bit);
+                continue;
+            }
+            // The pattern's bound names; a plain name is the common case.
+            for name in p
+                .name
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| {
+                    w.chars()
+                        .next()
+                        .is_some_and(|c| c.is_lowercase() || c == '_')
+                        && !matches!(*w, "mut" | "ref")
+                })
+            {
+                f.env.insert(name.to_string(), bit);
+                if p.is_args_object {
+                    f.roots.insert(name.to_string(), bit);
+                }
+            }
+        }
+        f
+    }
+
+    /// The parameters an expression's value depends on.
+    pub fn mask(&self, n: TsNode) -> u64 {
+        let mut m = 0;
+        ts::walk(n, &mut |c| {
+            if matches!(c.kind(), "identifier" | "self") {
+                m |= self.env.get(ts::text(c, self.src)).copied().unwrap_or(0);
+            }
+            true
+        });
+        m
+    }
+
+    fn bind(&mut self, pat: TsNode<'t>, mask: u64) {
+        let mut names = Vec::new();
+        bindings(pat, self.src, &mut names, 0);
+        for (n, _) in names {
+            self.env.insert(n, mask);
+        }
+        self.pattern_fields(pat);
+    }
+
+    /// Field names a pattern reads (`Args { limit, .. }`), and fields bound
+    /// to `_`-prefixed names.
+    fn pattern_fields(&mut self, pat: TsNode<'t>) {
+        let src = self.src;
+        let mut reads = Vec::new();
+        let mut ignored = Vec::new();
+        ts::walk(pat, &mut |n| {
+            if n.kind() == "field_pattern" {
+                let Some(name) = field(n, "name") else {
+                    return true;
+                };
+                let fname = text(name, src).to_string();
+                match field(n, "pattern") {
+                    Some(p) if p.kind() == "identifier" && text(p, src).starts_with('_') => {
+                        ignored.push((fname, ts::span(p)));
+                    }
+                    Some(p) if text(p, src) == "_" => ignored.push((fname, ts::span(p))),
+                    _ => reads.push(fname),
+                }
+            } else if n.kind() == "shorthand_field_identifier" {
+                reads.push(text(n, src).to_string());
+            }
+            true
+        });
+        self.field_reads.extend(reads);
+        self.ignored_fields.extend(ignored);
+    }
+
+    /// The arguments-object mask of an expression that *is* the arguments
+    /// object (`args`, `&args`, `request.arguments.unwrap_or_default()`).
+    fn root_mask(&self, n: TsNode) -> u64 {
+        let mut n = n;
+        for _ in 0..ts::MAX_DEPTH {
+            n = ts::peel(n, self.src);
+            match n.kind() {
+                "identifier" => return self.roots.get(text(n, self.src)).copied().unwrap_or(0),
+                "field_expression" => {
+                    let f = field(n, "field").map_or("", |f| text(f, self.src));
+                    return if matches!(
+                        f,
+                        "arguments" | "args" | "input" | "params" | "parameters" | "0"
+                    ) {
+                        field(n, "value").map_or(0, |v| self.mask(v))
+                    } else {
+                        0
+                    };
+                }
+                "call_expression" => match ts::callee(n, self.src) {
+                    Some((name, Some(recv)))
+                        if matches!(
+                            name.as_str(),
+                            "unwrap"
+                                | "unwrap_or_default"
+                                | "as_object"
+                                | "as_object_mut"
+                                | "cloned"
+                                | "expect"
+                                | "unwrap_or"
+                                | "unwrap_or_else"
+                                | "ok_or"
+                                | "ok_or_else"
+                                | "as_mut"
+                                | "take"
+                                | "as_deref"
+                                | "context"
+                                | "with_context"
+                        ) =>
+                    {
+                        n = recv
+                    }
+                    _ => return 0,
+                },
+                _ => return 0,
+            }
+        }
+        0
+    }
+
+    fn consume(&mut self, n: TsNode) {
+        let src = self.src;
+        let roots = &self.roots;
+        let consumed = &mut self.consumed;
+        ts::walk(n, &mut |c| {
+            if c.kind() == "identifier" && roots.contains_key(text(c, src)) {
+                consumed.insert(c.id());
+            }
+            true
+        });
+    }
+
+    fn escapes(&self) -> u64 {
+        self.root_uses
+            .iter()
+            .filter(|(id, _)| !self.consumed.contains(id))
+            .fold(0, |m, (_, mask)| m | mask)
+    }
+
+    fn returns(&self, tail: Option<TsNode>) -> ValueExpr {
+        let mut all = self.returns.clone();
+        if let Some(t) = tail {
+            all.push(values::value_expr(t, self.src, &self.locals));
+        }
+        match all.split_first() {
+            Some((first, rest)) if rest.iter().all(|r| r == first) => first.clone(),
+            _ => ValueExpr::Unknown,
+        }
+    }
+
+    pub fn visit(&mut self, n: TsNode<'t>, depth: usize) {
+        if depth > ts::MAX_DEPTH {
+            return;
+        }
+        let src = self.src;
+        match n.kind() {
+            "let_declaration" => {
+                let value = field(n, "value");
+                self.let_type = field(n, "type").map(|t| text(t, src).to_string());
+                if let Some(v) = value {
+                    self.visit(v, depth + 1);
+                }
+                self.let_type = None;
+                if let (Some(pat), Some(v)) = (field(n, "pattern"), value) {
+                    let mask = self.mask(v);
+                    self.bind(pat, mask);
+                    if pat.kind() == "identifier" {
+                        let name = text(pat, src).to_string();
+                        let root = self.root_mask(v);
+                        if root != 0 {
+                            self.roots.insert(name.clone(), root);
+                            self.consume(v);
+                        } else {
+                            self.roots.remove(&name);
+                        }
+                        match values::value_expr(v, src, &self.locals) {
+                            ValueExpr::Unknown => {
+                                self.locals.strs.remove(&name);
+                            }
+                            e => {
+                                self.locals.strs.insert(name.clone(), e);
+                            }
+                        }
+                        if let Some(s) = values::schema_expr(v, src, &self.locals) {
+                            self.locals.schemas.insert(name, s);
+                        }
+                    }
+                }
+                if let Some(alt) = field(n, "alternative") {
+                    self.visit(alt, depth + 1);
+                }
+            }
+            "let_condition" => {
+                if let Some(v) = field(n, "value") {
+                    self.visit(v, depth + 1);
+                    if let Some(pat) = field(n, "pattern") {
+                        let m = self.mask(v);
+                        self.bind(pat, m);
+                    }
+                }
+            }
+            "for_expression" => {
+                if let Some(v) = field(n, "value") {
+                    self.visit(v, depth + 1);
+                    if let Some(pat) = field(n, "pattern") {
+                        let m = self.mask(v);
+                        self.bind(pat, m);
+                    }
+                }
+                if let Some(b) = field(n, "body") {
+                    self.visit(b, depth + 1);
+                }
+            }
+            "match_expression" => {
+                self.matches.push(n);
+                let Some(v) = field(n, "value") else { return };
+                self.visit(v, depth + 1);
+                let m = self.mask(v);
+                self.dispatch_arms(n, v);
+                let Some(block) = field(n, "body") else {
+                    return;
+                };
+                for arm in ts::named_children(block) {
+                    if arm.kind() != "match_arm" {
+                        continue;
+                    }
+                    if let Some(pat) = field(arm, "pattern") {
+                        for c in ts::named_children(pat) {
+                            if c.id() != field(pat, "condition").map_or(usize::MAX, |x| x.id()) {
+                                self.bind(c, m);
+                            }
+                        }
+                        if let Some(cond) = field(pat, "condition") {
+                            self.visit(cond, depth + 1);
+                        }
+                    }
+                    if let Some(val) = field(arm, "value") {
+                        self.visit(val, depth + 1);
+                    }
+                }
+            }
+            "if_expression" => {
+                self.ifs.push(n);
+                self.children(n, depth);
+            }
+            "call_expression" => {
+                self.call(n);
+                // Closures passed to a method see the receiver's value.
+                let recv_mask = ts::callee(n, src)
+                    .and_then(|(_, r)| r)
+                    .map_or(0, |r| self.mask(r));
+                for a in ts::call_args(n) {
+                    if a.kind() == "closure_expression"
+                        && let Some(ps) = field(a, "parameters")
+                    {
+                        for p in ts::named_children(ps) {
+                            let pat = field(p, "pattern").unwrap_or(p);
+                            self.bind(pat, recv_mask);
+                        }
+                    }
+                }
+                self.children(n, depth);
+            }
+            "index_expression" => {
+                self.indexes.push(n);
+                let kids = ts::named_children(n);
+                if let [obj, idx] = kids.as_slice()
+                    && let Some(key) = ts::string_value(*idx, src)
+                {
+                    let m = self.root_mask(*obj);
+                    if m != 0 {
+                        self.consume(*obj);
+                        self.key_reads.push(KeyRead {
+                            key,
+                            span: ts::span(*idx),
+                            mask: m,
+                        });
+                    }
+                }
+                self.children(n, depth);
+            }
+            "macro_invocation" => {
+                self.macros.push(n);
+                self.macro_call(n);
+                // Token trees hold no expressions, but their string literals
+                // are markers and messages rules look for.
+                ts::walk(n, &mut |c| {
+                    if matches!(c.kind(), "string_literal" | "raw_string_literal") {
+                        self.strings.push(c);
+                    }
+                    true
+                });
+            }
+            "struct_expression" => {
+                self.struct_literal(n);
+                self.children(n, depth);
+            }
+            "field_expression" => {
+                let is_method = n.parent().is_some_and(|p| {
+                    p.kind() == "call_expression"
+                        && field(p, "function").map(|f| f.id()) == Some(n.id())
+                });
+                if !is_method && let Some(f) = field(n, "field") {
+                    self.field_reads.insert(text(f, src).to_string());
+                }
+                self.children(n, depth);
+            }
+            "identifier" => {
+                if let Some(&m) = self.roots.get(text(n, src)) {
+                    self.root_uses.push((n.id(), m));
+                }
+            }
+            "string_literal" | "raw_string_literal" => self.strings.push(n),
+            "return_expression" => {
+                if let Some(v) = n.named_child(0) {
+                    self.returns.push(values::value_expr(v, src, &self.locals));
+                }
+                self.children(n, depth);
+            }
+            "function_item" | "impl_item" | "mod_item" => {} // nested items: not this function
+            _ => self.children(n, depth),
+        }
+    }
+
+    fn children(&mut self, n: TsNode<'t>, depth: usize) {
+        let mut cursor = n.walk();
+        let kids: Vec<TsNode<'t>> = n.children(&mut cursor).collect();
+        for c in kids {
+            self.visit(c, depth + 1);
+        }
+    }
+
+    fn call(&mut self, n: TsNode<'t>) {
+        if self.item_only {
+            self.tool_new(n);
+            return;
+        }
+        self.calls.push(n);
+        let src = self.src;
+        let Some((name, recv)) = ts::callee(n, src) else {
+            return;
+        };
+        let args = ts::call_args(n);
+        let mut masks: Vec<u64> = Vec::new();
+        if let Some(r) = recv {
+            masks.push(self.mask(r));
+        }
+        masks.extend(args.iter().map(|a| self.mask(*a)));
+        self.call_facts.push(CallFact {
+            callee: name.clone(),
+            args: masks,
+            method: recv.is_some(),
+            span: ts::span(n),
+        });
+        // Key reads: `args.get("k")`, `get_str(&args, "k")`, `args.get_str("k")`.
+        let key_arg = args.iter().find_map(|a| {
+            ts::string_value(*a, src)
+                .filter(|k| {
+                    !k.is_empty()
+                        && k.chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+                })
+                .map(|k| (k, ts::span(*a)))
+        });
+        if let Some((key, span)) = key_arg {
+            let lname = name.to_ascii_lowercase();
+            let accessor = matches!(
+                name.as_str(),
+                "get" | "get_mut" | "remove" | "contains_key" | "get_key_value"
+            );
+            let helper = [
+                "get", "require", "opt", "param", "arg", "extract", "read", "field", "take",
+            ]
+            .iter()
+            .any(|w| lname.starts_with(w) || lname.contains(&format!("_{w}")));
+            let recv_root = recv.map_or(0, |r| self.root_mask(r));
+            if recv_root != 0 && (accessor || helper) {
+                if let Some(r) = recv {
+                    self.consume(r);
+                }
+                self.key_reads.push(KeyRead {
+                    key,
+                    span,
+                    mask: recv_root,
+                });
+            } else if helper
+                && recv.is_none_or(|r| r.kind() == "self")
+                && let Some(a) = args.iter().find(|a| self.root_mask(**a) != 0)
+            {
+                let m = self.root_mask(*a);
+                self.consume(*a);
+                self.key_reads.push(KeyRead { key, span, mask: m });
+            }
+        }
+        // Deserialisation of arguments into a type.
+        if matches!(
+            name.as_str(),
+            "from_value"
+                | "from_str"
+                | "from_slice"
+                | "deserialize"
+                | "parse_arguments"
+                | "parse_args"
+        ) {
+            let m = args.iter().fold(0, |m, a| m | self.mask(*a));
+            let ty = values::turbofish(n, src)
+                .or_else(|| {
+                    ts::callee_path(n, src)
+                        .filter(|p| {
+                            name == "deserialize"
+                                && p.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                        })
+                        .map(|p| (p.to_string(), ts::span(n)))
+                })
+                .or_else(|| {
+                    self.let_type.as_ref().map(|t| {
+                        let t = inner_type(t, &["Result", "Option"]).unwrap_or(t);
+                        (t.to_string(), ts::span(n))
+                    })
+                });
+            if let Some((ty, span)) = ty
+                && m != 0
+            {
+                self.deserializes
+                    .push((type_name(&ty).to_string(), span, m));
+            }
+        }
+        self.tool_new(n);
+    }
+
+    /// `Tool::new(name, description, schema)`.
+    fn tool_new(&mut self, n: TsNode<'t>) {
+        let src = self.src;
+        let Some((name, None)) = ts::callee(n, src) else {
+            return;
+        };
+        let path = ts::callee_path(n, src).unwrap_or("");
+        if !(name == "new" || name == "new_with_raw") || type_name(path) != "Tool" {
+            return;
+        }
+        let args = ts::call_args(n);
+        let Some(first) = args.first() else { return };
+        let value = values::value_expr(*first, src, &self.locals);
+        self.tools.push(ToolDecl {
+            name: value,
+            name_site: ts::span(*first),
+            description: args
+                .get(1)
+                .map(|d| values::value_expr(*d, src, &self.locals)),
+            schema: args
+                .get(2)
+                .and_then(|s| values::schema_expr(*s, src, &self.locals)),
+            strict: None,
+            format: ToolFormat::Rust,
+            span: ts::span(n),
+            handler: None,
+            impl_id: None,
+            args_type: None,
+        });
+    }
+
+    /// `Tool { name, description, input_schema, .. }` and friends.
+    fn struct_literal(&mut self, n: TsNode<'t>) {
+        let src = self.src;
+        let type_text = field(n, "name").map_or("", |t| text(t, src));
+        let ty = type_name(type_text);
+        let Some(body) = field(n, "body") else { return };
+        let mut name = None;
+        let mut description = None;
+        let mut schema = None;
+        let mut schema_key = "";
+        let mut strict = None;
+        for init in ts::named_children(body) {
+            let (key, value) = match init.kind() {
+                "field_initializer" => match (field(init, "field"), field(init, "value")) {
+                    (Some(k), Some(v)) => (text(k, src), v),
+                    _ => continue,
+                },
+                "shorthand_field_initializer" => match init.named_child(0) {
+                    Some(id) => (text(id, src), id),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            match key {
+                "name" => name = Some(value),
+                "description" => description = Some(value),
+                "strict" => {
+                    strict = Some(
+                        text(ts::peel(value, src), src) == "true"
+                            || text(value, src).contains("true"),
+                    )
+                }
+                k if SCHEMA_FIELDS.contains(&k) => {
+                    schema = Some(value);
+                    schema_key = SCHEMA_FIELDS
+                        .iter()
+                        .find(|s| **s == k)
+                        .copied()
+                        .unwrap_or("");
+                }
+                _ => {}
+            }
+        }
+        let (Some(name), Some(schema_node)) = (name, schema) else {
+            return;
+        };
+        let tool_like = ["Tool", "Function", "Definition", "Spec", "Declaration"]
+            .iter()
+            .any(|w| ty.contains(w))
+            || schema_key.starts_with("input");
+        if !tool_like {
+            return;
+        }
+        let desc_value = description.map(|d| {
+            // `Some("..".into())`, `Some(Cow::Borrowed(".."))`
+            let d = if d.kind() == "call_expression"
+                && ts::callee(d, src).is_some_and(|c| c.0 == "Some")
+            {
+                ts::call_args(d).first().copied().unwrap_or(d)
+            } else {
+                d
+            };
+            values::value_expr(d, src, &self.locals)
+        });
+        self.tools.push(ToolDecl {
+            name: values::value_expr(name, src, &self.locals),
+            name_site: ts::span(name),
+            description: desc_value,
+            schema: values::schema_expr(schema_node, src, &self.locals),
+            strict,
+            format: ToolFormat::Rust,
+            span: ts::span(n).start_only(),
+            handler: None,
+            impl_id: None,
+            args_type: None,
+        });
+    }
+
+    /// `json!({"name": .., "inputSchema": ..})`: tools in a JSON literal.
+    fn macro_call(&mut self, n: TsNode<'t>) {
+        let src = self.src;
+        if ts::macro_name(n, src) != "json" {
+            return;
+        }
+        let Some(node) = jsonlit::parse_macro(n, src) else {
+            return;
+        };
+        for found in manifest::recognize_all(&node) {
+            let name = match &found.name.kind {
+                NodeKind::String(s) => ValueExpr::Str(Spanned {
+                    value: s.clone(),
+                    span: found.name.span,
+                }),
+                NodeKind::Opaque(t) => match self.locals.strs.get(t.trim()) {
+                    Some(v) => v.clone(),
+                    None => values::value_from_text(t, found.name.span),
+                },
+                _ => continue,
+            };
+            self.tools.push(ToolDecl {
+                name,
+                name_site: found.name.span,
+                description: found.description.map(|d| match &d.kind {
+                    NodeKind::String(s) => ValueExpr::Str(Spanned {
+                        value: s.clone(),
+                        span: d.span,
+                    }),
+                    NodeKind::Opaque(t) => values::value_from_text(t, d.span),
+                    _ => ValueExpr::Unknown,
+                }),
+                schema: found.schema.cloned().map(SchemaExpr::Json),
+                strict: found.strict,
+                format: found.format,
+                span: found.span.start_only(),
+                handler: None,
+                impl_id: None,
+                args_type: None,
+            });
+        }
+    }
+
+    /// `match name.as_str() { "read_file" => self.read_file(args), .. }`.
+    fn dispatch_arms(&mut self, m: TsNode<'t>, scrutinee: TsNode<'t>) {
+        let src = self.src;
+        let s = text(scrutinee, src).to_ascii_lowercase();
+        if !(s.contains("name") || s.contains("tool")) {
+            return;
+        }
+        let Some(block) = field(m, "body") else {
+            return;
+        };
+        let mut arms = Vec::new();
+        for arm in ts::named_children(block) {
+            let (Some(pat), Some(val)) = (field(arm, "pattern"), field(arm, "value")) else {
+                continue;
+            };
+            let mut names = Vec::new();
+            ts::walk(pat, &mut |c| {
+                if let Some(v) = ts::string_value(c, src) {
+                    names.push(v);
+                }
+                true
+            });
+            if names.is_empty() {
+                continue;
+            }
+            let mut callees = Vec::new();
+            ts::walk(val, &mut |c| {
+                if c.kind() == "call_expression"
+                    && let Some((name, _)) = ts::callee(c, src)
+                {
+                    callees.push(name);
+                }
+                true
+            });
+            for name in names {
+                arms.push((name, callees.clone()));
+            }
+        }
+        if arms.len() >= 2 {
+            self.dispatch.extend(arms);
+        }
+    }
+}
+
+/// What a code rule sees of one function.
+pub struct FnView<'v, 't, 's> {
+    pub src: &'s str,
+    pub file: &'v Arc<SourceFile>,
+    pub node: TsNode<'t>,
+    pub index: usize,
+    pub fact: &'v FnFact,
+    pub flow: &'v Flow<'t, 's>,
+}
+
+impl<'t> FnView<'_, 't, '_> {
+    pub fn text(&self, n: TsNode) -> &str {
+        text(n, self.src)
+    }
+
+    /// The parameters `n`'s value depends on (bit 0 is `self` in methods).
+    pub fn mask(&self, n: TsNode) -> u64 {
+        self.flow.mask(n) & !self.self_bit()
+    }
+
+    fn self_bit(&self) -> u64 {
+        u64::from(self.fact.params.first().is_some_and(|p| p.is_self))
+    }
+
+    /// The string literals of the function, macros included, decoded.
+    pub fn strings(&self) -> impl Iterator<Item = String> + '_ {
+        self.flow
+            .strings
+            .iter()
+            .filter_map(|s| ts::string_value(*s, self.src))
+    }
+
+    /// A candidate finding at `span` that needs `need`.
+    pub fn candidate(&self, diag: crate::model::Diagnostic, need: Need) -> Candidate {
+        Candidate {
+            diag,
+            fn_index: self.index,
+            need,
+        }
+    }
+}
+
+/// A `Node` for a synthesised schema has no source; spans point at `at`.
+pub fn synth(kind: NodeKind, at: Span) -> Node {
+    Node { span: at, kind }
+}

@@ -1,0 +1,227 @@
+//! What the per-file pass learns from a Rust file: plain data that outlives
+//! the syntax tree, so the tree can be dropped before the crate is linked.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use crate::model::{Diagnostic, Spanned, ToolFormat};
+use crate::source::{SourceFile, Span};
+use crate::syntax::Node;
+
+/// A string-valued expression, as far as it can be followed statically.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum ValueExpr {
+    /// `"read_file"`.
+    Str(Spanned<String>),
+    /// `format!("{}:{}", server, tool)`: the template with its holes (byte
+    /// ranges of the template that are filled in at run time), and the span
+    /// of the format string.
+    Format {
+        template: String,
+        holes: Vec<(usize, usize)>,
+        span: Span,
+    },
+    /// `TOOL_NAME`, `Self::NAME`: a constant, by its last path segment.
+    Const(String, Span),
+    /// `self.qualified_name()`, `tool_name()`: what a function returns.
+    Call(String, Span),
+    /// Anything else: not followed (nothing is said about it).
+    #[default]
+    Unknown,
+}
+
+/// Where a tool's input schema comes from.
+#[derive(Clone, Debug)]
+pub enum SchemaExpr {
+    /// A `json!` literal, with spans into this file.
+    Json(Node),
+    /// Derived from a Rust type: `Parameters<T>`, `schema_for!(T)`.
+    Type(String, Span),
+    /// What a function returns: `Self::input_schema()`.
+    Call(String, Span),
+    /// A schema synthesised from rmcp `#[tool(param)]` parameters.
+    Params(Vec<FieldFact>),
+}
+
+/// One tool declaration found in the file, before names and schemas are
+/// resolved across the crate.
+#[derive(Clone, Debug)]
+pub struct ToolDecl {
+    pub name: ValueExpr,
+    /// Where the declaration uses the name (the `name:` value).
+    pub name_site: Span,
+    /// `None` when the declaration has no description.
+    pub description: Option<ValueExpr>,
+    pub schema: Option<SchemaExpr>,
+    pub strict: Option<bool>,
+    pub format: ToolFormat,
+    /// The whole declaration.
+    pub span: Span,
+    /// The handler, when the declaration says (an rmcp `#[tool]` method).
+    pub handler: Option<usize>,
+    /// The impl block the declaration sits in: its call-like methods handle
+    /// the tool.
+    pub impl_id: Option<usize>,
+    /// The argument type the handler deserialises into (`Parameters<T>`,
+    /// a trait's `type Args = T`).
+    pub args_type: Option<(String, Span)>,
+}
+
+/// One function or method.
+#[derive(Clone, Debug, Default)]
+pub struct FnFact {
+    pub name: String,
+    pub name_span: Span,
+    pub span: Span,
+    pub impl_id: Option<usize>,
+    /// `self` counts as parameter 0 when present.
+    pub params: Vec<ParamFact>,
+    pub calls: Vec<CallFact>,
+    /// Keys read from an arguments object (`args.get("k")`, `args["k"]`).
+    pub key_reads: Vec<KeyRead>,
+    /// Parameters whose arguments object is used other than by key reads
+    /// (passed on, deserialised, iterated): the key reads are not all.
+    pub escapes: u64,
+    /// Types the function deserialises arguments into
+    /// (`serde_json::from_value::<T>(args)`), with the mask of the source.
+    pub deserializes: Vec<(String, Span, u64)>,
+    pub returns: ValueExpr,
+    pub returns_schema: Option<SchemaExpr>,
+    pub is_test: bool,
+    /// Takes a tool-call request (`CallToolRequestParam`, …): a dispatcher.
+    pub takes_request: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ParamFact {
+    /// The bound name (`args`), or the pattern's text when destructured.
+    pub name: String,
+    pub ty: String,
+    pub span: Span,
+    pub is_self: bool,
+    /// Looks like context rather than input (`ctx: RequestContext<..>`).
+    pub is_context: bool,
+    /// Holds the arguments object itself (a JSON value or map).
+    pub is_args_object: bool,
+    /// Attribute words on the parameter (`#[tool(aggr)]` → `aggr`).
+    pub tool_attr: Vec<String>,
+    pub doc: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CallFact {
+    /// The called name's last segment.
+    pub callee: String,
+    /// Masks of the arguments; for a method call the receiver comes first.
+    pub args: Vec<u64>,
+    pub method: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct KeyRead {
+    pub key: String,
+    pub span: Span,
+    pub mask: u64,
+}
+
+/// A `struct` with named fields.
+#[derive(Clone, Debug, Default)]
+pub struct StructFact {
+    pub name: String,
+    pub name_span: Span,
+    pub span: Span,
+    pub fields: Vec<FieldFact>,
+    pub derives: Vec<String>,
+    pub deny_unknown_fields: bool,
+    /// `#[serde(flatten)]` on a field: unknown keys may be collected.
+    pub has_flatten: bool,
+    pub doc: Option<String>,
+    /// The span of the `#[derive(..)]` list holding `Deserialize`.
+    pub derive_span: Option<Span>,
+}
+
+impl StructFact {
+    pub fn derives(&self, name: &str) -> bool {
+        self.derives.iter().any(|d| d == name)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FieldFact {
+    /// The Rust field name.
+    pub name: String,
+    /// The key on the wire (after `rename` / `rename_all`).
+    pub wire: String,
+    pub aliases: Vec<String>,
+    pub span: Span,
+    pub ty: String,
+    /// `Option<T>` or `#[serde(default)]`: may be left out.
+    pub optional: bool,
+    pub description: Option<String>,
+    pub flatten: bool,
+    pub skip: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct ConstFact {
+    pub name: String,
+    pub value: ValueExpr,
+    pub impl_id: Option<usize>,
+}
+
+/// One `impl` block: its type and trait, and associated types.
+#[derive(Clone, Debug, Default)]
+pub struct ImplFact {
+    pub self_type: String,
+    pub trait_name: Option<String>,
+    /// `type Args = T;` and friends.
+    pub assoc_types: Vec<(String, String, Span)>,
+}
+
+/// `match name { "read_file" => self.read_file(args), .. }`: an arm of a
+/// dispatch on the tool name.
+#[derive(Clone, Debug)]
+pub struct Dispatch {
+    pub tool: String,
+    pub fn_index: usize,
+    /// Names called in the arm, in order.
+    pub callees: Vec<String>,
+}
+
+/// What a code rule needs before it may fire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// The flagged value comes from these parameters of its function: it
+    /// fires when one of them carries tool arguments.
+    Args(u64),
+    /// The function is on the tool-call surface (a handler or a function it
+    /// calls).
+    Surface,
+}
+
+/// A finding of a code rule, kept until the crate knows which functions
+/// are on the tool-call surface.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub diag: Diagnostic,
+    pub fn_index: usize,
+    pub need: Need,
+}
+
+/// Everything the per-file pass keeps of one Rust file.
+#[derive(Debug)]
+pub struct FileFacts {
+    pub file: Arc<SourceFile>,
+    pub fns: Vec<FnFact>,
+    pub structs: Vec<StructFact>,
+    pub consts: Vec<ConstFact>,
+    pub impls: Vec<ImplFact>,
+    pub tools: Vec<ToolDecl>,
+    pub dispatch: Vec<Dispatch>,
+    /// Field names read anywhere (`x.limit`, `Args { limit, .. }`).
+    pub field_reads: BTreeSet<String>,
+    pub candidates: Vec<Candidate>,
+    /// Fields bound to `_`-prefixed names in a pattern: (field, span).
+    pub ignored_fields: Vec<(String, Span)>,
+}

@@ -1,0 +1,593 @@
+//! Linking the files of one crate: tool names through constants and the
+//! functions that build them, schemas from types and schema functions,
+//! handlers through impls and name dispatch, and the tool-call surface
+//! (handlers, the functions they call, and which parameters carry tool
+//! arguments) that decides which code-rule candidates are reported.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::analyze::{CALL_METHODS, synth};
+use super::facts::*;
+use super::values::type_name;
+use crate::model::{Diagnostic, Handler, Label, SchemaKind, Spanned, ToolDef};
+use crate::source::{SourceFile, Span};
+use crate::syntax::{Member, Node, NodeKind};
+
+/// How far the surface reaches from a handler through calls.
+const MAX_CALL_DEPTH: usize = 3;
+/// A name defined this many times in a crate is too common to follow.
+const MAX_SAME_NAME: usize = 4;
+
+/// A function of the crate: file index and function index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FnRef {
+    pub file: usize,
+    pub index: usize,
+}
+
+/// A tool declared in code, with what the crate knows about it.
+pub struct CodeTool {
+    pub def: ToolDef,
+    pub handler: Option<FnRef>,
+    /// The struct its arguments are deserialised into: (file, struct index).
+    pub args: Option<(usize, usize)>,
+    /// Where the handler says which type it deserialises into.
+    pub args_site: Option<(usize, Span)>,
+}
+
+/// One crate after linking.
+pub struct Crate {
+    pub files: Vec<FileFacts>,
+    pub tools: Vec<CodeTool>,
+    /// Every field name read anywhere in the crate.
+    pub field_reads: BTreeSet<String>,
+    /// Functions on the tool-call surface, with the parameters that carry
+    /// tool arguments and the tools whose handlers reach them.
+    pub surface: HashMap<FnRef, (u64, BTreeSet<usize>)>,
+}
+
+impl Crate {
+    pub fn fact(&self, f: FnRef) -> &FnFact {
+        &self.files[f.file].fns[f.index]
+    }
+
+    pub fn file(&self, i: usize) -> &Arc<SourceFile> {
+        &self.files[i].file
+    }
+
+    pub fn structure(&self, (file, index): (usize, usize)) -> &StructFact {
+        &self.files[file].structs[index]
+    }
+
+    /// Key reads that tool arguments reach, in `f` and what it calls with
+    /// them, only from this tool's handler (not from shared dispatchers).
+    pub fn reads_of(&self, tool: usize) -> (Vec<(FnRef, &KeyRead)>, bool) {
+        let mut reads = Vec::new();
+        let mut escapes = false;
+        for (f, (mask, tools)) in &self.surface {
+            if !tools.contains(&tool) {
+                continue;
+            }
+            let fact = self.fact(*f);
+            escapes |= fact.escapes & mask != 0;
+            reads.extend(
+                fact.key_reads
+                    .iter()
+                    .filter(|r| r.mask & mask != 0)
+                    .map(|r| (*f, r)),
+            );
+        }
+        reads.sort_by_key(|(f, r)| (*f, r.span.start));
+        (reads, escapes)
+    }
+}
+
+struct Index<'a> {
+    files: &'a [FileFacts],
+    fns: HashMap<&'a str, Vec<FnRef>>,
+    structs: HashMap<&'a str, Vec<(usize, usize)>>,
+    consts: HashMap<&'a str, Vec<(usize, &'a ConstFact)>>,
+}
+
+/// A schema node, the file its spans point into, and the struct it was
+/// derived from, if any.
+type ResolvedSchema = (Node, usize, Option<(usize, usize)>);
+
+/// A resolved name: its text, holes, and where it is written.
+struct Name {
+    value: String,
+    holes: Vec<(usize, usize)>,
+    file: usize,
+    span: Span,
+}
+
+impl<'a> Index<'a> {
+    fn new(files: &'a [FileFacts]) -> Self {
+        let mut fns: HashMap<&str, Vec<FnRef>> = HashMap::new();
+        let mut structs: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+        let mut consts: HashMap<&str, Vec<(usize, &ConstFact)>> = HashMap::new();
+        for (fi, f) in files.iter().enumerate() {
+            for (i, func) in f.fns.iter().enumerate() {
+                fns.entry(&func.name)
+                    .or_default()
+                    .push(FnRef { file: fi, index: i });
+            }
+            for (i, s) in f.structs.iter().enumerate() {
+                structs.entry(&s.name).or_default().push((fi, i));
+            }
+            for c in &f.consts {
+                consts.entry(&c.name).or_default().push((fi, c));
+            }
+        }
+        Index {
+            files,
+            fns,
+            structs,
+            consts,
+        }
+    }
+
+    /// Functions a call to `name` may reach: none when the name is too
+    /// common to tell.
+    fn callees(&self, name: &str) -> &[FnRef] {
+        match self.fns.get(name) {
+            Some(v) if v.len() <= MAX_SAME_NAME => v,
+            _ => &[],
+        }
+    }
+
+    fn resolve_name(
+        &self,
+        e: &ValueExpr,
+        file: usize,
+        impl_id: Option<usize>,
+        depth: usize,
+    ) -> Option<Name> {
+        if depth > 4 {
+            return None;
+        }
+        match e {
+            ValueExpr::Str(s) => Some(Name {
+                value: s.value.clone(),
+                holes: Vec::new(),
+                file,
+                span: s.span,
+            }),
+            ValueExpr::Format {
+                template,
+                holes,
+                span,
+            } => Some(Name {
+                value: template.clone(),
+                holes: holes.clone(),
+                file,
+                span: *span,
+            }),
+            ValueExpr::Const(name, _) => {
+                let all = self.consts.get(name.as_str())?;
+                // The same impl, then the same file, then the only one.
+                let pick = all
+                    .iter()
+                    .find(|(f, c)| *f == file && impl_id.is_some() && c.impl_id == impl_id)
+                    .or_else(|| all.iter().find(|(f, c)| *f == file && c.impl_id.is_none()))
+                    .or_else(|| (all.len() == 1).then(|| &all[0]))?;
+                self.resolve_name(&pick.1.value, pick.0, pick.1.impl_id, depth + 1)
+            }
+            ValueExpr::Call(name, _) => {
+                let fns = self.fns.get(name.as_str())?;
+                // Prefer the function of the same impl, then the same file.
+                let same_impl: Vec<&FnRef> = fns
+                    .iter()
+                    .filter(|f| {
+                        f.file == file
+                            && impl_id.is_some()
+                            && self.files[f.file].fns[f.index].impl_id == impl_id
+                    })
+                    .collect();
+                let candidates: Vec<&FnRef> = if same_impl.is_empty() {
+                    fns.iter().collect()
+                } else {
+                    same_impl
+                };
+                let mut resolved: Vec<Name> = candidates
+                    .iter()
+                    .filter_map(|f| {
+                        let fact = &self.files[f.file].fns[f.index];
+                        self.resolve_name(&fact.returns, f.file, fact.impl_id, depth + 1)
+                    })
+                    .collect();
+                // Say nothing unless every definition agrees.
+                let first = resolved.pop()?;
+                (resolved.iter().all(|r| r.value == first.value)
+                    && candidates.len() == resolved.len() + 1)
+                    .then_some(first)
+            }
+            ValueExpr::Unknown => None,
+        }
+    }
+
+    fn find_struct(&self, name: &str, file: usize) -> Option<(usize, usize)> {
+        let all = self.structs.get(type_name(name))?;
+        all.iter()
+            .find(|(f, _)| *f == file)
+            .or_else(|| (all.len() == 1).then(|| &all[0]))
+            .copied()
+    }
+
+    /// The schema node, the file its spans point into, and whether it was
+    /// derived from a type (with that type).
+    fn resolve_schema(&self, e: &SchemaExpr, file: usize, depth: usize) -> Option<ResolvedSchema> {
+        if depth > 4 {
+            return None;
+        }
+        match e {
+            SchemaExpr::Json(n) => Some((n.clone(), file, None)),
+            SchemaExpr::Type(t, _) => {
+                let s = self.find_struct(t, file)?;
+                let st = &self.files[s.0].structs[s.1];
+                Some((
+                    struct_schema(&st.fields, st.deny_unknown_fields, st.name_span),
+                    s.0,
+                    Some(s),
+                ))
+            }
+            SchemaExpr::Params(fields) => {
+                let at = fields.first().map_or(Span::default(), |f| f.span);
+                Some((struct_schema(fields, false, at), file, None))
+            }
+            SchemaExpr::Call(name, _) => {
+                let fns = self.fns.get(name.as_str())?;
+                let f = fns
+                    .iter()
+                    .find(|f| f.file == file)
+                    .or_else(|| (fns.len() == 1).then(|| &fns[0]))?;
+                let fact = &self.files[f.file].fns[f.index];
+                self.resolve_schema(fact.returns_schema.as_ref()?, f.file, depth + 1)
+            }
+        }
+    }
+}
+
+/// The JSON Schema type of a Rust type, as schemars would write it.
+fn json_type(ty: &str) -> Option<&'static str> {
+    let base = type_name(
+        ty.trim_start_matches('&')
+            .trim_start_matches("'static ")
+            .trim(),
+    );
+    Some(match base {
+        "String" | "str" | "PathBuf" | "Path" | "Cow" | "char" | "Url" => "string",
+        "bool" => "boolean",
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => "integer",
+        "f32" | "f64" => "number",
+        "Vec" | "HashSet" | "BTreeSet" | "VecDeque" => "array",
+        "HashMap" | "BTreeMap" | "Map" | "JsonObject" => "object",
+        "Option" => {
+            let inner = ty.split_once('<')?.1.strip_suffix('>')?;
+            return json_type(inner);
+        }
+        _ => return None,
+    })
+}
+
+/// The input schema schemars derives from fields: spans point at the fields.
+fn struct_schema(fields: &[FieldFact], closed: bool, at: Span) -> Node {
+    let mut props = Vec::new();
+    let mut required = Vec::new();
+    for f in fields.iter().filter(|f| !f.skip && !f.flatten) {
+        let mut members = Vec::new();
+        if let Some(t) = json_type(&f.ty) {
+            members.push(member(
+                "type",
+                synth(NodeKind::String(t.into()), f.span),
+                f.span,
+            ));
+        }
+        if let Some(d) = &f.description {
+            members.push(member(
+                "description",
+                synth(NodeKind::String(d.clone()), f.span),
+                f.span,
+            ));
+        }
+        props.push(member(
+            &f.wire,
+            synth(NodeKind::Object(members), f.span),
+            f.span,
+        ));
+        if !f.optional {
+            required.push(synth(NodeKind::String(f.wire.clone()), f.span));
+        }
+    }
+    let mut root = vec![
+        member("type", synth(NodeKind::String("object".into()), at), at),
+        member("properties", synth(NodeKind::Object(props), at), at),
+    ];
+    if !required.is_empty() {
+        root.push(member("required", synth(NodeKind::Array(required), at), at));
+    }
+    if closed {
+        root.push(member(
+            "additionalProperties",
+            synth(NodeKind::Bool(false), at),
+            at,
+        ));
+    }
+    synth(NodeKind::Object(root), at)
+}
+
+fn member(key: &str, value: Node, at: Span) -> Member {
+    Member {
+        key: key.to_string(),
+        key_span: at,
+        value,
+    }
+}
+
+/// Links one crate. `group` names the tool list the crate's tools form;
+/// `own_group` says which files form lists of their own (examples).
+pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) -> bool) -> Crate {
+    let idx = Index::new(&files);
+    let mut tools = Vec::new();
+    let mut seen: BTreeSet<(String, usize, usize)> = BTreeSet::new();
+    for (fi, f) in files.iter().enumerate() {
+        for decl in &f.tools {
+            let Some(name) = idx.resolve_name(&decl.name, fi, decl.impl_id, 0) else {
+                continue; // a name only known at run time: say nothing
+            };
+            // One declaration per name and place (a trait tool is also
+            // found through its `definition()`).
+            if !seen.insert((name.value.clone(), fi, decl.span.start)) {
+                continue;
+            }
+            let schema = decl
+                .schema
+                .as_ref()
+                .and_then(|s| idx.resolve_schema(s, fi, 0));
+            let handler = decl
+                .handler
+                .map(|index| FnRef { file: fi, index })
+                .or_else(|| {
+                    decl.impl_id.and_then(|id| {
+                        CALL_METHODS.iter().find_map(|m| {
+                            f.fns
+                                .iter()
+                                .position(|x| x.impl_id == Some(id) && x.name == *m)
+                                .map(|index| FnRef { file: fi, index })
+                        })
+                    })
+                })
+                .or_else(|| dispatch_handler(&idx, &name.value));
+            let args_decl = decl.args_type.as_ref().map(|(t, s)| (t.clone(), fi, *s));
+            let args_from_handler = handler.and_then(|h| {
+                let fact = &files[h.file].fns[h.index];
+                fact.deserializes
+                    .first()
+                    .map(|(t, s, _)| (t.clone(), h.file, *s))
+            });
+            let (args, args_site) = match args_decl.or(args_from_handler) {
+                Some((t, file, span)) => (idx.find_struct(&t, file), Some((file, span))),
+                None => (None, None),
+            };
+            let file = &f.file;
+            let description = decl
+                .description
+                .as_ref()
+                .map(|d| idx.resolve_name(d, fi, decl.impl_id, 0));
+            let description_dynamic = matches!(description, Some(None));
+            let description = description.flatten().map(|d| Spanned {
+                value: d.value,
+                span: if d.file == fi { d.span } else { decl.name_site },
+            });
+            let mut via = Vec::new();
+            if name.file != fi || !decl.name_site_contains(name.span) {
+                via.push(Label {
+                    file: Arc::clone(file),
+                    span: decl.name_site,
+                    message: "used as the tool name here".into(),
+                });
+            }
+            let (input_schema, schema_file, derived) = match schema {
+                Some((node, sf, from)) => (Some(node), Arc::clone(&files[sf].file), from.is_some()),
+                None => (None, Arc::clone(file), false),
+            };
+            let group = if own_group(file) {
+                format!("{}#rust", file.display)
+            } else {
+                group.to_string()
+            };
+            tools.push(CodeTool {
+                def: ToolDef {
+                    name: Spanned {
+                        value: name.value,
+                        span: name.span,
+                    },
+                    name_file: Arc::clone(&files[name.file].file),
+                    name_holes: name.holes,
+                    name_via: via,
+                    description,
+                    description_dynamic,
+                    input_schema,
+                    schema_file,
+                    schema_derived: derived,
+                    handler: handler.map(|h| {
+                        let fact = &files[h.file].fns[h.index];
+                        Handler {
+                            file: Arc::clone(&files[h.file].file),
+                            span: fact.name_span,
+                            name: fact.name.clone(),
+                        }
+                    }),
+                    strict: decl.strict,
+                    format: decl.format,
+                    file: Arc::clone(file),
+                    span: decl.span,
+                    pointer: String::new(),
+                    name_pointer: "/name".into(),
+                    schema_pointer: "/inputSchema".into(),
+                    schema_kind: SchemaKind::JsonSchema,
+                    group,
+                },
+                handler,
+                args,
+                args_site,
+            });
+        }
+    }
+    tools.sort_by(|a, b| {
+        (&a.def.file.display, a.def.span.start).cmp(&(&b.def.file.display, b.def.span.start))
+    });
+    let surface = surface(&idx, &tools);
+    drop(idx);
+    let field_reads = files
+        .iter()
+        .flat_map(|f| f.field_reads.iter().cloned())
+        .collect();
+    Crate {
+        files,
+        tools,
+        field_reads,
+        surface,
+    }
+}
+
+impl ToolDecl {
+    fn name_site_contains(&self, span: Span) -> bool {
+        self.name_site.start <= span.start && span.end <= self.name_site.end
+    }
+}
+
+/// The function a name dispatch sends `tool` to: the first function called
+/// in its arm that the crate defines; else the dispatcher itself.
+fn dispatch_handler(idx: &Index, tool: &str) -> Option<FnRef> {
+    let (fi, d) = idx
+        .files
+        .iter()
+        .enumerate()
+        .find_map(|(fi, f)| f.dispatch.iter().find(|d| d.tool == tool).map(|d| (fi, d)))?;
+    let callee = d.callees.iter().find_map(|c| {
+        let fns = idx.callees(c);
+        fns.iter()
+            .find(|r| r.file == fi)
+            .or_else(|| (fns.len() == 1).then(|| &fns[0]))
+            .copied()
+    });
+    Some(callee.unwrap_or(FnRef {
+        file: fi,
+        index: d.fn_index,
+    }))
+}
+
+/// Parameters of a handler that carry the tool's input.
+fn input_params(f: &FnFact) -> u64 {
+    f.params
+        .iter()
+        .enumerate()
+        .take(63)
+        .filter(|(_, p)| !p.is_self && !p.is_context)
+        .fold(0, |m, (i, _)| m | (1 << i))
+}
+
+/// Handlers and dispatchers, then what they call, up to [`MAX_CALL_DEPTH`]:
+/// each function with the parameters that carry tool arguments and the
+/// tools that reach it.
+fn surface(idx: &Index, tools: &[CodeTool]) -> HashMap<FnRef, (u64, BTreeSet<usize>)> {
+    let mut out: HashMap<FnRef, (u64, BTreeSet<usize>)> = HashMap::new();
+    let mut frontier: Vec<FnRef> = Vec::new();
+    let add = |out: &mut HashMap<FnRef, (u64, BTreeSet<usize>)>,
+               f: FnRef,
+               mask: u64,
+               tool: Option<usize>| {
+        let e = out.entry(f).or_default();
+        let before = (e.0, e.1.len());
+        e.0 |= mask;
+        if let Some(t) = tool {
+            e.1.insert(t);
+        }
+        before != (e.0, e.1.len())
+    };
+    for (ti, t) in tools.iter().enumerate() {
+        if let Some(h) = t.handler {
+            let fact = &idx.files[h.file].fns[h.index];
+            if add(&mut out, h, input_params(fact), Some(ti)) {
+                frontier.push(h);
+            }
+        }
+    }
+    // Dispatchers (`call_tool(request)`) and name matches are handler code too.
+    for (fi, f) in idx.files.iter().enumerate() {
+        let dispatchers: BTreeSet<usize> = f.dispatch.iter().map(|d| d.fn_index).collect();
+        for (i, func) in f.fns.iter().enumerate() {
+            if func.is_test || !(func.takes_request || dispatchers.contains(&i)) {
+                continue;
+            }
+            let r = FnRef { file: fi, index: i };
+            if add(&mut out, r, input_params(func), None) {
+                frontier.push(r);
+            }
+        }
+    }
+    for _ in 0..MAX_CALL_DEPTH {
+        let mut next = Vec::new();
+        for f in frontier {
+            let (mask, reach) = out[&f].clone();
+            let fact = &idx.files[f.file].fns[f.index];
+            for call in &fact.calls {
+                for &callee in idx.callees(&call.callee) {
+                    let target = &idx.files[callee.file].fns[callee.index];
+                    if target.is_test {
+                        continue;
+                    }
+                    // Map argument positions to the callee's parameters.
+                    let has_self = target.params.first().is_some_and(|p| p.is_self);
+                    let offset = usize::from(call.method && !has_self);
+                    let mut m = 0u64;
+                    for (pos, am) in call.args.iter().enumerate().skip(offset) {
+                        let param = pos - offset + usize::from(!call.method && has_self);
+                        if am & mask != 0 && param < 63 {
+                            m |= 1 << param;
+                        }
+                    }
+                    let mut changed = add(&mut out, callee, m, None);
+                    for &t in &reach {
+                        changed |= add(&mut out, callee, 0, Some(t));
+                    }
+                    if changed {
+                        next.push(callee);
+                    }
+                }
+            }
+        }
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    out
+}
+
+/// The candidates of a crate that are on the surface (or all, with
+/// `scope = all`), as findings.
+pub fn findings(k: &mut Crate, all: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (fi, f) in k.files.iter_mut().enumerate() {
+        for c in std::mem::take(&mut f.candidates) {
+            let r = FnRef {
+                file: fi,
+                index: c.fn_index,
+            };
+            let keep = all
+                || match (k.surface.get(&r), c.need) {
+                    (Some(_), Need::Surface) => true,
+                    (Some((mask, _)), Need::Args(m)) => mask & m != 0,
+                    (None, _) => false,
+                };
+            if keep {
+                out.push(c.diag);
+            }
+        }
+    }
+    out
+}

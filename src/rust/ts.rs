@@ -1,0 +1,286 @@
+//! Small helpers over tree-sitter nodes: text, fields, attributes, string
+//! literals, and bounded walks. Nothing here knows about tools.
+
+use tree_sitter::Node as TsNode;
+
+use crate::source::Span;
+
+/// How deep any walk over a syntax tree goes; deeper code (generated or
+/// hostile) is not analysed rather than overflowing the stack.
+pub const MAX_DEPTH: usize = 200;
+
+pub fn span(n: TsNode) -> Span {
+    Span::new(n.start_byte(), n.end_byte())
+}
+
+pub fn text<'s>(n: TsNode, src: &'s str) -> &'s str {
+    src.get(n.start_byte()..n.end_byte()).unwrap_or("")
+}
+
+pub fn field<'t>(n: TsNode<'t>, name: &str) -> Option<TsNode<'t>> {
+    n.child_by_field_name(name)
+}
+
+pub fn named_children<'t>(n: TsNode<'t>) -> Vec<TsNode<'t>> {
+    let mut cursor = n.walk();
+    n.named_children(&mut cursor).collect()
+}
+
+pub fn children<'t>(n: TsNode<'t>) -> Vec<TsNode<'t>> {
+    let mut cursor = n.walk();
+    n.children(&mut cursor).collect()
+}
+
+/// The value of a string literal (`"a\"b"`, `r#"…"#`), with the common
+/// escapes decoded; `None` for anything else.
+pub fn string_value(n: TsNode, src: &str) -> Option<String> {
+    match n.kind() {
+        "string_literal" => {
+            let raw = text(n, src);
+            let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+            Some(unescape(inner))
+        }
+        "raw_string_literal" => {
+            let raw = text(n, src).strip_prefix('r')?;
+            let hashes = raw.len() - raw.trim_start_matches('#').len();
+            let inner = raw.get(hashes..raw.len().checked_sub(hashes)?)?;
+            Some(inner.strip_prefix('"')?.strip_suffix('"')?.to_string())
+        }
+        _ => None,
+    }
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some('\n') => {
+                // A line continuation: skip the break and leading blanks.
+                while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    chars.next();
+                }
+            }
+            Some('u') => {
+                let hex: String = chars
+                    .by_ref()
+                    .skip_while(|&c| c == '{')
+                    .take_while(|&c| c != '}')
+                    .collect();
+                if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    out.push(ch);
+                }
+            }
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The attributes written before an item (`#[…]` siblings, skipping
+/// comments), nearest last.
+pub fn attributes<'t>(item: TsNode<'t>) -> Vec<TsNode<'t>> {
+    let mut out = Vec::new();
+    let mut prev = item.prev_sibling();
+    while let Some(p) = prev {
+        match p.kind() {
+            "attribute_item" => out.push(p),
+            "line_comment" | "block_comment" => {}
+            _ => break,
+        }
+        prev = p.prev_sibling();
+    }
+    out.reverse();
+    out
+}
+
+/// The doc comment (`///` lines) written before an item, joined.
+pub fn doc_comment(item: TsNode, src: &str) -> Option<String> {
+    let mut lines = Vec::new();
+    let mut prev = item.prev_sibling();
+    while let Some(p) = prev {
+        match p.kind() {
+            "attribute_item" => {}
+            "line_comment" => {
+                let t = text(p, src);
+                match t.strip_prefix("///") {
+                    Some(rest) if !rest.starts_with('/') => lines.push(rest.trim().to_string()),
+                    _ => break,
+                }
+            }
+            _ => break,
+        }
+        prev = p.prev_sibling();
+    }
+    lines.reverse();
+    let doc = lines.join(" ").trim().to_string();
+    (!doc.is_empty()).then_some(doc)
+}
+
+/// The path of an attribute (`tool`, `serde`, `rmcp::tool`) and its
+/// argument token tree, if any.
+pub fn attribute_parts<'t>(
+    attr_item: TsNode<'t>,
+    src: &str,
+) -> Option<(String, Option<TsNode<'t>>)> {
+    let attr = named_children(attr_item)
+        .into_iter()
+        .find(|n| n.kind() == "attribute")?;
+    let path = named_children(attr)
+        .into_iter()
+        .find(|n| matches!(n.kind(), "identifier" | "scoped_identifier"))?;
+    Some((text(path, src).to_string(), field(attr, "arguments")))
+}
+
+/// The last segment of a path (`rmcp::tool` → `tool`).
+pub fn last_segment(path: &str) -> &str {
+    path.rsplit("::").next().unwrap_or(path).trim()
+}
+
+/// `key = "value"` pairs and bare words in an attribute's token tree:
+/// `(name = "x", description = "y", aggr)`.
+pub fn attribute_args(tt: TsNode, src: &str) -> Vec<(String, Option<(String, Span)>)> {
+    let tokens = children(tt);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        if t.kind() == "identifier" {
+            let key = text(t, src).to_string();
+            if tokens.get(i + 1).is_some_and(|n| text(*n, src) == "=") {
+                let value = tokens
+                    .get(i + 2)
+                    .and_then(|v| string_value(*v, src).map(|s| (s, span(*v))));
+                out.push((key, value));
+                i += 3;
+                continue;
+            }
+            out.push((key, None));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Calls `f` on `node` and every descendant, pre-order, up to [`MAX_DEPTH`].
+pub fn walk<'t>(node: TsNode<'t>, f: &mut impl FnMut(TsNode<'t>) -> bool) {
+    fn go<'t>(n: TsNode<'t>, depth: usize, f: &mut impl FnMut(TsNode<'t>) -> bool) {
+        if depth > MAX_DEPTH || !f(n) {
+            return;
+        }
+        let mut cursor = n.walk();
+        for child in n.children(&mut cursor) {
+            go(child, depth + 1, f);
+        }
+    }
+    go(node, 0, f);
+}
+
+/// Identifiers (plain names, not fields or types) in a subtree, including
+/// inside macro token trees.
+pub fn identifiers<'t>(node: TsNode<'t>, src: &str) -> Vec<(String, TsNode<'t>)> {
+    let mut out = Vec::new();
+    walk(node, &mut |n| {
+        if matches!(n.kind(), "identifier" | "self") {
+            // `a.b`: `b` is a field_identifier, so only receivers count.
+            out.push((text(n, src).to_string(), n));
+        }
+        true
+    });
+    out
+}
+
+/// The name of a macro invocation (`format`, `json`, `serde_json::json`).
+pub fn macro_name<'s>(m: TsNode, src: &'s str) -> &'s str {
+    field(m, "macro").map_or("", |n| last_segment(text(n, src)))
+}
+
+/// The token tree of a macro invocation.
+pub fn macro_body(m: TsNode) -> Option<TsNode> {
+    named_children(m)
+        .into_iter()
+        .find(|n| n.kind() == "token_tree")
+}
+
+/// The called name of a call: `f(..)` → `f`, `a::f(..)` → `f`,
+/// `x.f(..)` → `f`, `f::<T>(..)` → `f`; and the receiver of a method call.
+pub fn callee<'t>(call: TsNode<'t>, src: &str) -> Option<(String, Option<TsNode<'t>>)> {
+    let mut f = field(call, "function")?;
+    if f.kind() == "generic_function" {
+        f = field(f, "function")?;
+    }
+    match f.kind() {
+        "identifier" => Some((text(f, src).to_string(), None)),
+        "scoped_identifier" => Some((text(field(f, "name")?, src).to_string(), None)),
+        "field_expression" => {
+            let name = field(f, "field")?;
+            Some((text(name, src).to_string(), field(f, "value")))
+        }
+        _ => None,
+    }
+}
+
+/// The path before the called name: `Self` in `Self::f`, `serde_json` in
+/// `serde_json::from_str`.
+pub fn callee_path<'s>(call: TsNode, src: &'s str) -> Option<&'s str> {
+    let mut f = field(call, "function")?;
+    if f.kind() == "generic_function" {
+        f = field(f, "function")?;
+    }
+    (f.kind() == "scoped_identifier")
+        .then(|| field(f, "path").map(|p| text(p, src)))
+        .flatten()
+}
+
+/// The argument expressions of a call.
+pub fn call_args<'t>(call: TsNode<'t>) -> Vec<TsNode<'t>> {
+    field(call, "arguments")
+        .map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|n| {
+            !matches!(
+                n.kind(),
+                "line_comment" | "block_comment" | "attribute_item"
+            )
+        })
+        .collect()
+}
+
+/// Strips wrappers that do not change a value: `&x`, `(x)`, `x?`,
+/// `x.await`, `x.clone()`, `x.to_string()`, `x.as_str()`, `x.into()`.
+pub fn peel<'t>(mut n: TsNode<'t>, src: &str) -> TsNode<'t> {
+    for _ in 0..MAX_DEPTH {
+        let next = match n.kind() {
+            "reference_expression" => field(n, "value"),
+            "parenthesized_expression" | "try_expression" | "await_expression" => n.named_child(0),
+            "call_expression" => match callee(n, src) {
+                Some((name, Some(recv)))
+                    if call_args(n).is_empty()
+                        && matches!(
+                            name.as_str(),
+                            "clone" | "to_string" | "to_owned" | "as_str" | "into" | "as_ref"
+                        ) =>
+                {
+                    Some(recv)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        match next {
+            Some(inner) => n = inner,
+            None => break,
+        }
+    }
+    n
+}

@@ -1,0 +1,270 @@
+//! Following string and schema expressions: what a tool name or an input
+//! schema is, as far as it can be read without running the code.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node as TsNode;
+
+use super::facts::{SchemaExpr, ValueExpr};
+use super::jsonlit;
+use super::ts::{self, field, text};
+use crate::model::Spanned;
+use crate::source::Span;
+
+/// `{}` / `{name}` / `{0:?}` placeholders of a format string, as byte
+/// ranges of the decoded template; `{{` and `}}` are literal braces.
+pub fn format_holes(template: &str) -> Vec<(usize, usize)> {
+    let bytes = template.as_bytes();
+    let mut holes = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' if bytes.get(i + 1) == Some(&b'{') => i += 2,
+            b'}' if bytes.get(i + 1) == Some(&b'}') => i += 2,
+            b'{' => match template[i..].find('}') {
+                Some(end) => {
+                    holes.push((i, i + end + 1));
+                    i += end + 1;
+                }
+                None => break,
+            },
+            _ => i += 1,
+        }
+    }
+    holes
+}
+
+/// Local `let` bindings a function has seen so far.
+#[derive(Default)]
+pub struct Locals {
+    pub strs: HashMap<String, ValueExpr>,
+    pub schemas: HashMap<String, SchemaExpr>,
+}
+
+/// The value of a string-valued expression.
+pub fn value_expr(n: TsNode, src: &str, locals: &Locals) -> ValueExpr {
+    let n = ts::peel(n, src);
+    match n.kind() {
+        "string_literal" | "raw_string_literal" => match ts::string_value(n, src) {
+            Some(value) => ValueExpr::Str(Spanned {
+                value,
+                span: ts::span(n),
+            }),
+            None => ValueExpr::Unknown,
+        },
+        "macro_invocation" if ts::macro_name(n, src) == "format" => format_expr(n, src),
+        "identifier" => {
+            let name = text(n, src);
+            if let Some(v) = locals.strs.get(name) {
+                v.clone()
+            } else if is_const_name(name) {
+                ValueExpr::Const(name.to_string(), ts::span(n))
+            } else {
+                ValueExpr::Unknown
+            }
+        }
+        "scoped_identifier" => match field(n, "name").map(|x| text(x, src)) {
+            Some(name) if is_const_name(name) => ValueExpr::Const(name.to_string(), ts::span(n)),
+            _ => ValueExpr::Unknown,
+        },
+        "call_expression" => {
+            let Some((name, recv)) = ts::callee(n, src) else {
+                return ValueExpr::Unknown;
+            };
+            let args = ts::call_args(n);
+            match (name.as_str(), recv, args.as_slice()) {
+                // String::from(x), x.into(), Cow::from(x)
+                ("from" | "new", None, [arg]) => value_expr(*arg, src, locals),
+                (_, _, []) if !name.starts_with("to_") && !name.starts_with("as_") => {
+                    ValueExpr::Call(name, ts::span(n))
+                }
+                _ => ValueExpr::Unknown,
+            }
+        }
+        _ => ValueExpr::Unknown,
+    }
+}
+
+fn is_const_name(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// `format!("{}:{}", a, b)`: the template and its holes.
+pub fn format_expr(m: TsNode, src: &str) -> ValueExpr {
+    let Some(body) = ts::macro_body(m) else {
+        return ValueExpr::Unknown;
+    };
+    let Some(lit) = ts::children(body)
+        .into_iter()
+        .find(|t| matches!(t.kind(), "string_literal" | "raw_string_literal"))
+    else {
+        return ValueExpr::Unknown;
+    };
+    let Some(template) = ts::string_value(lit, src) else {
+        return ValueExpr::Unknown;
+    };
+    let holes = format_holes(&template);
+    ValueExpr::Format {
+        template,
+        holes,
+        span: ts::span(lit),
+    }
+}
+
+/// The value of a `json!` member that is Rust code, from its text: a
+/// string constant or a call, as far as a name can be read from it.
+pub fn value_from_text(text: &str, span: Span) -> ValueExpr {
+    let t = text.trim();
+    let t = [
+        ".to_string()",
+        ".to_owned()",
+        ".clone()",
+        ".into()",
+        ".as_str()",
+    ]
+    .iter()
+    .fold(t, |t, s| t.strip_suffix(s).unwrap_or(t));
+    let last = t.rsplit("::").next().unwrap_or(t);
+    if is_const_name(last) {
+        return ValueExpr::Const(last.to_string(), span);
+    }
+    if let Some(call) = t.strip_suffix("()") {
+        let name = call.rsplit(['.', ':']).next().unwrap_or(call);
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return ValueExpr::Call(name.to_string(), span);
+        }
+    }
+    ValueExpr::Unknown
+}
+
+/// Where a schema expression comes from, looking through the wrappers
+/// that schemas travel in (`Arc::new`, `.into()`, `to_value(..).unwrap()`,
+/// `.as_object().unwrap().clone()`).
+pub fn schema_expr(n: TsNode, src: &str, locals: &Locals) -> Option<SchemaExpr> {
+    let mut n = n;
+    for _ in 0..ts::MAX_DEPTH {
+        n = ts::peel(n, src);
+        match n.kind() {
+            "macro_invocation" => {
+                return match ts::macro_name(n, src) {
+                    "json" => jsonlit::parse_macro(n, src).map(SchemaExpr::Json),
+                    "schema_for" => {
+                        let body = ts::macro_body(n)?;
+                        let ty = ts::named_children(body).into_iter().next()?;
+                        Some(SchemaExpr::Type(
+                            type_name(text(ty, src)).to_string(),
+                            ts::span(ty),
+                        ))
+                    }
+                    _ => None,
+                };
+            }
+            "identifier" => return locals.schemas.get(text(n, src)).cloned(),
+            "call_expression" => {
+                let (name, recv) = ts::callee(n, src)?;
+                let args = ts::call_args(n);
+                // `schema_for::<T>()`, `Self::schema::<T>()`, `cached_schema_for_type::<T>()`
+                if let Some(ty) = turbofish(n, src).filter(|_| name.contains("schema")) {
+                    return Some(SchemaExpr::Type(type_name(&ty.0).to_string(), ty.1));
+                }
+                n = match (name.as_str(), recv, args.as_slice()) {
+                    (
+                        "into" | "unwrap" | "expect" | "as_object" | "cloned" | "unwrap_or_default"
+                        | "try_into" | "as_object_mut" | "clone",
+                        Some(r),
+                        _,
+                    ) => r,
+                    ("new" | "from" | "to_value" | "Some" | "from_value", None, [a]) => *a,
+                    (_, _, []) => return Some(SchemaExpr::Call(name, ts::span(n))),
+                    (_, Some(r), [_]) if r.kind() == "self" => {
+                        return Some(SchemaExpr::Call(name, ts::span(n)));
+                    }
+                    _ => return None,
+                };
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The type argument of `f::<T>(..)`, with its span.
+pub fn turbofish(call: TsNode, src: &str) -> Option<(String, Span)> {
+    let f = field(call, "function")?;
+    let generic = match f.kind() {
+        "generic_function" => f,
+        _ => return None,
+    };
+    let args = field(generic, "type_arguments")?;
+    let first = ts::named_children(args).into_iter().next()?;
+    Some((text(first, src).to_string(), ts::span(first)))
+}
+
+/// `Option<Vec<crate::Args>>` → `Args`; `Parameters<Args>` → `Args` is
+/// [`inner_type`]'s job. Here: the last path segment without generics.
+pub fn type_name(ty: &str) -> &str {
+    let base = ty.split('<').next().unwrap_or(ty).trim();
+    base.rsplit("::").next().unwrap_or(base).trim()
+}
+
+/// The type inside a wrapper: `Parameters<Args>` → `Args` when the outer
+/// name is one of `wrappers`.
+pub fn inner_type<'a>(ty: &'a str, wrappers: &[&str]) -> Option<&'a str> {
+    let ty = ty.trim();
+    let open = ty.find('<')?;
+    let outer = type_name(&ty[..open]);
+    if !wrappers.contains(&outer) {
+        return None;
+    }
+    let inner = ty[open + 1..].strip_suffix('>')?.trim();
+    Some(inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holes_of_format_strings() {
+        assert_eq!(format_holes("{}:{}"), vec![(0, 2), (3, 5)]);
+        assert_eq!(
+            format_holes("mcp__{server}__{tool}"),
+            vec![(5, 13), (15, 21)]
+        );
+        assert_eq!(format_holes("{{literal}}.{0:?}"), vec![(12, 17)]);
+        assert!(format_holes("plain").is_empty());
+    }
+
+    #[test]
+    fn names_from_text() {
+        let s = Span::default();
+        assert_eq!(
+            value_from_text("Self::NAME", s),
+            ValueExpr::Const("NAME".into(), s)
+        );
+        assert_eq!(
+            value_from_text("self.qualified_name()", s),
+            ValueExpr::Call("qualified_name".into(), s)
+        );
+        assert_eq!(value_from_text("tool.name.clone()", s), ValueExpr::Unknown);
+    }
+
+    #[test]
+    fn types() {
+        assert_eq!(type_name("crate::args::ReadArgs"), "ReadArgs");
+        assert_eq!(
+            inner_type("Parameters<ReadArgs>", &["Parameters"]),
+            Some("ReadArgs")
+        );
+        assert_eq!(
+            inner_type(
+                "rmcp::handler::server::wrapper::Parameters<a::B>",
+                &["Parameters"]
+            ),
+            Some("a::B")
+        );
+        assert_eq!(inner_type("Json<X>", &["Parameters"]), None);
+    }
+}
