@@ -22,6 +22,7 @@ pub const KEYS: &[&str] = &[
     "exclude",
     "max-file-size",
     "fail-on",
+    "scope",
     "severity",
     "per-file-ignores",
     "suppress",
@@ -37,6 +38,8 @@ pub struct FileConfig {
     pub exclude: Option<Vec<String>>,
     pub max_file_size: Option<SizeValue>,
     pub fail_on: Option<String>,
+    /// `surface` or `all`: where the M2/M3 code rules look.
+    pub scope: Option<String>,
     /// Rule code -> `error` | `warning` | `note`.
     pub severity: Option<BTreeMap<String, String>>,
     /// Glob (relative to the config file's folder) -> codes or families.

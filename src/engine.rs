@@ -28,13 +28,22 @@ use crate::targets::Target;
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
 
 /// Where the M2 and M3 code rules look.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
     /// Tool handlers, what they call, and values from tool arguments.
     #[default]
     Surface,
     /// All code.
     All,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Surface => "surface",
+            Scope::All => "all",
+        }
+    }
 }
 
 pub struct ScanOptions {
@@ -101,6 +110,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     let cx = Context {
         targets: &opts.targets,
         explicit: &opts.explicit,
+        all: opts.scope == Scope::All,
     };
     let roots = crate_roots(&candidates);
     let outcomes: Vec<Outcome> = pool.install(|| {

@@ -74,6 +74,11 @@ pub struct InputArgs {
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 
+    /// Where the M2/M3 code rules look: `surface` (tool handlers, what they
+    /// call, values from tool arguments) or `all` code [default: surface]
+    #[arg(long, value_enum)]
+    pub scope: Option<crate::engine::Scope>,
+
     /// Provider profiles to check names against, comma-separated, e.g.
     /// anthropic,openai (see `toolaudit rules --targets`); `default`, `all`
     #[arg(long, value_name = "TARGET", value_delimiter = ',')]

@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 use super::args::{FailOn, InputArgs};
 use crate::config::{self, Loaded, SizeValue};
 use crate::discover::WalkOptions;
-use crate::engine::{DEFAULT_MAX_FILE_SIZE, ScanOptions, human_size, parse_size};
+use crate::engine::{DEFAULT_MAX_FILE_SIZE, ScanOptions, Scope, human_size, parse_size};
 use crate::model::Severity;
 use crate::rules;
 use crate::suppress::{ConfigSuppression, PathGlob, PerFileIgnore};
@@ -199,6 +199,35 @@ pub fn resolve(
     );
     shown.push(("fail-on", fail_on.to_string(), src));
 
+    let config_scope = match c.and_then(|c| c.scope.as_deref()) {
+        None => None,
+        Some("surface") => Some(Scope::Surface),
+        Some("all") => Some(Scope::All),
+        Some(other) => {
+            return Err(cfg
+                .expect("a value comes from a file")
+                .value_error(
+                    "scope",
+                    format!(
+                        "unknown scope `{other}`{}; use surface or all",
+                        crate::error::suggest(other, ["surface", "all"])
+                            .map(|s| format!(" (did you mean `{s}`?)"))
+                            .unwrap_or_default()
+                    ),
+                )
+                .into());
+        }
+    };
+    let (scope, src) = pick(
+        input.scope,
+        "--scope",
+        config_scope,
+        cfg,
+        "scope",
+        Scope::Surface,
+    );
+    shown.push(("scope", scope.as_str().to_string(), src));
+
     let mut severity = BTreeMap::new();
     for (code, level) in c.and_then(|c| c.severity.as_ref()).into_iter().flatten() {
         let l = cfg.expect("a value comes from a file");
@@ -271,7 +300,7 @@ pub fn resolve(
 
     Ok(Resolved {
         opts: ScanOptions {
-            scope: Default::default(),
+            scope,
             walk: WalkOptions {
                 paths: input.paths.clone(),
                 excludes,

@@ -6,16 +6,26 @@
 //! spawn threads; `engine` decides what runs where.
 
 mod ambiguous_namespace_separator;
+mod args_accept_unknown_fields;
+pub mod code;
 mod default_violates_schema;
 mod duplicate_tool_name;
 mod input_schema_not_object;
 mod invalid_input_schema;
 mod invalid_tool_name;
+mod malformed_arguments_defaulted;
 mod missing_description;
 mod open_input_schema;
+mod parse_error_defaulted;
 mod required_property_undeclared;
 mod sanitized_name_collision;
+mod silent_clamp;
+mod silent_truncation;
+mod silent_value_fallback;
 mod target_schema_unsupported;
+mod undeclared_argument_read;
+mod unread_declared_argument;
+mod wildcard_arm_default;
 
 use std::sync::OnceLock;
 
@@ -77,6 +87,9 @@ pub struct Context<'a> {
     /// Rule codes named in full on `--select`: some rules check more when
     /// asked for by name (S106 checks parameters too).
     pub explicit: &'a [&'static str],
+    /// `scope = "all"`: code rules check all code, not only values that
+    /// come from tool arguments on the tool-call surface.
+    pub all: bool,
 }
 
 pub trait Rule: Sync {
@@ -142,6 +155,15 @@ macro_rules! declare {
 #[rustfmt::skip]
 pub static REGISTRY: &[RuleEntry] = &[
     declare!("M101", open_input_schema::OpenInputSchema),
+    declare!("M102", args_accept_unknown_fields::ArgsAcceptUnknownFields),
+    declare!("M103", undeclared_argument_read::UndeclaredArgumentRead),
+    declare!("M104", unread_declared_argument::UnreadDeclaredArgument),
+    declare!("M201", wildcard_arm_default::WildcardArmDefault),
+    declare!("M202", parse_error_defaulted::ParseErrorDefaulted),
+    declare!("M203", malformed_arguments_defaulted::MalformedArgumentsDefaulted),
+    declare!("M301", silent_clamp::SilentClamp),
+    declare!("M302", silent_truncation::SilentTruncation),
+    declare!("M303", silent_value_fallback::SilentValueFallback),
     declare!("N101", invalid_tool_name::InvalidToolName),
     declare!("N102", sanitized_name_collision::SanitizedNameCollision),
     declare!("N103", duplicate_tool_name::DuplicateToolName),
@@ -307,13 +329,17 @@ mod tests {
     #[test]
     fn selection_by_family_prefix_and_code() {
         assert_eq!(codes(&[], &[]).len(), REGISTRY.len());
-        assert_eq!(codes(&["M"], &[]), ["M101"]);
-        assert_eq!(codes(&["M1", "S10"], &["S"]), ["M101"]);
+        assert_eq!(codes(&["M"], &[]).len(), 10);
+        assert_eq!(
+            codes(&["M1", "S10"], &["S"]),
+            ["M101", "M102", "M103", "M104"]
+        );
+        assert_eq!(codes(&["M3"], &["M302"]), ["M301", "M303"]);
         assert_eq!(codes(&["N"], &["N104"]), ["N101", "N102", "N103"]);
         assert_eq!(codes(&["n101", "N103"], &[]), ["N101", "N103"]);
         assert_eq!(codes(&["N10"], &["N"]), Vec::<&str>::new());
         // A family with no rules yet is valid and selects nothing.
-        assert_eq!(codes(&["M2"], &[]), Vec::<&str>::new());
+        assert_eq!(codes(&["P"], &[]), Vec::<&str>::new());
     }
 
     #[test]

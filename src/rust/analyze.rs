@@ -44,6 +44,55 @@ pub const CALL_METHODS: &[&str] = &[
     "apply",
 ];
 
+/// Calls that convert or default a value without computing a new one.
+const CONVERSIONS: &[&str] = &[
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "unwrap",
+    "expect",
+    "as_u64",
+    "as_i64",
+    "as_f64",
+    "as_str",
+    "as_bool",
+    "as_array",
+    "as_object",
+    "and_then",
+    "map",
+    "ok",
+    "get",
+    "try_into",
+    "into",
+    "parse",
+    "clone",
+    "to_string",
+    "to_owned",
+    "as_deref",
+    "as_ref",
+    "copied",
+    "cloned",
+    "to_lowercase",
+    "to_ascii_lowercase",
+    "trim",
+    "from",
+    "Some",
+    "filter",
+    "or",
+    "or_else",
+    "ok_or",
+    "ok_or_else",
+    "map_or",
+    "from_secs",
+    "from_millis",
+    "as_secs",
+    "as_millis",
+    "try_from",
+    "max",
+    "min",
+    "clamp",
+];
+
 /// Method names of a tool impl that return its input schema.
 const SCHEMA_METHODS: &[&str] = &[
     "input_schema",
@@ -407,6 +456,15 @@ impl<'a> Analyzer<'a> {
         fact.key_reads = std::mem::take(&mut flow.key_reads);
         fact.escapes = flow.escapes();
         fact.deserializes = std::mem::take(&mut flow.deserializes);
+        fact.marks_truncation = flow
+            .strings
+            .iter()
+            .filter_map(|n| ts::string_value(*n, src))
+            .any(|s| crate::rules::code::mentions_truncation(&s))
+            || flow
+                .field_reads
+                .iter()
+                .any(|f| crate::rules::code::truncation_field(f));
         self.facts.field_reads.append(&mut flow.field_reads);
         self.facts.ignored_fields.append(&mut flow.ignored_fields);
         if !is_test {
@@ -703,6 +761,9 @@ pub struct Flow<'t, 's> {
     env: HashMap<String, u64>,
     /// Locals that hold the arguments object itself, with their mask.
     roots: HashMap<String, u64>,
+    /// Locals that hold a requested value as sent (a parameter, a field or
+    /// key of the arguments, converted), not something computed from it.
+    direct: std::collections::HashSet<String>,
     pub locals: Locals,
     /// Identifier uses of `roots`, and whether a key read consumed them.
     root_uses: Vec<(usize, u64)>,
@@ -732,6 +793,7 @@ impl<'t, 's> Flow<'t, 's> {
             src,
             env: HashMap::new(),
             roots: HashMap::new(),
+            direct: Default::default(),
             locals: Locals::default(),
             root_uses: Vec::new(),
             consumed: Default::default(),
@@ -770,6 +832,7 @@ impl<'t, 's> Flow<'t, 's> {
                 })
             {
                 f.env.insert(name.to_string(), bit);
+                f.direct.insert(name.to_string());
                 if p.is_args_object {
                     f.roots.insert(name.to_string(), bit);
                 }
@@ -825,6 +888,47 @@ impl<'t, 's> Flow<'t, 's> {
         });
         self.field_reads.extend(reads);
         self.ignored_fields.extend(ignored);
+    }
+
+    /// Is `n` a requested value as the model sent it: built only from
+    /// parameters and direct locals through field and key access,
+    /// conversions and defaults (`args.limit.unwrap_or(10)`,
+    /// `args.get("n").and_then(|v| v.as_u64())`), not computed from them
+    /// (`names.len()`, `store.list(folder)`)?
+    pub fn is_direct(&self, n: TsNode) -> bool {
+        let src = self.src;
+        let mut ok = true;
+        let mut any = false;
+        ts::walk(n, &mut |c| {
+            if !ok {
+                return false;
+            }
+            match c.kind() {
+                "identifier" => {
+                    let t = text(c, src);
+                    // Closure parameters (`|v| v.as_u64()`) and constants pass.
+                    if self.direct.contains(t) {
+                        any = true;
+                    } else if self.env.get(t).copied().unwrap_or(0) != 0 {
+                        ok = false;
+                    }
+                    true
+                }
+                "call_expression" => {
+                    let name = ts::callee(c, src).map(|(n, _)| n).unwrap_or_default();
+                    if !CONVERSIONS.contains(&name.as_str()) {
+                        ok = false;
+                    }
+                    true
+                }
+                "macro_invocation" => {
+                    ok = false;
+                    false
+                }
+                _ => true,
+            }
+        });
+        ok && any
     }
 
     /// The arguments-object mask of an expression that *is* the arguments
@@ -923,6 +1027,16 @@ impl<'t, 's> Flow<'t, 's> {
                 if let (Some(pat), Some(v)) = (field(n, "pattern"), value) {
                     let mask = self.mask(v);
                     self.bind(pat, mask);
+                    let direct = self.is_direct(v);
+                    let mut names = Vec::new();
+                    bindings(pat, src, &mut names, 0);
+                    for (name, _) in names {
+                        if direct {
+                            self.direct.insert(name);
+                        } else {
+                            self.direct.remove(&name);
+                        }
+                    }
                     if pat.kind() == "identifier" {
                         let name = text(pat, src).to_string();
                         let root = self.root_mask(v);
@@ -1005,9 +1119,9 @@ impl<'t, 's> Flow<'t, 's> {
             "call_expression" => {
                 self.call(n);
                 // Closures passed to a method see the receiver's value.
-                let recv_mask = ts::callee(n, src)
-                    .and_then(|(_, r)| r)
-                    .map_or(0, |r| self.mask(r));
+                let recv = ts::callee(n, src).and_then(|(_, r)| r);
+                let recv_mask = recv.map_or(0, |r| self.mask(r));
+                let recv_direct = recv.is_some_and(|r| self.is_direct(r));
                 for a in ts::call_args(n) {
                     if a.kind() == "closure_expression"
                         && let Some(ps) = field(a, "parameters")
@@ -1015,6 +1129,15 @@ impl<'t, 's> Flow<'t, 's> {
                         for p in ts::named_children(ps) {
                             let pat = field(p, "pattern").unwrap_or(p);
                             self.bind(pat, recv_mask);
+                            let mut names = Vec::new();
+                            bindings(pat, src, &mut names, 0);
+                            for (name, _) in names {
+                                if recv_direct {
+                                    self.direct.insert(name);
+                                } else {
+                                    self.direct.remove(&name);
+                                }
+                            }
                         }
                     }
                 }
@@ -1041,6 +1164,7 @@ impl<'t, 's> Flow<'t, 's> {
             "macro_invocation" => {
                 self.macros.push(n);
                 self.macro_call(n);
+                self.macro_field_reads(n);
                 // Token trees hold no expressions, but their string literals
                 // are markers and messages rules look for.
                 ts::walk(n, &mut |c| {
@@ -1111,6 +1235,22 @@ impl<'t, 's> Flow<'t, 's> {
             method: recv.is_some(),
             span: ts::span(n),
         });
+        // A function passed by name (`.map(format_line)`) is called too.
+        for a in &args {
+            let passed = match a.kind() {
+                "identifier" => Some(text(*a, src)),
+                "scoped_identifier" => field(*a, "name").map(|x| text(x, src)),
+                _ => None,
+            };
+            if let Some(p) = passed.filter(|p| p.chars().next().is_some_and(char::is_lowercase)) {
+                self.call_facts.push(CallFact {
+                    callee: p.to_string(),
+                    args: Vec::new(),
+                    method: false,
+                    span: ts::span(*a),
+                });
+            }
+        }
         // Key reads: `args.get("k")`, `get_str(&args, "k")`, `args.get_str("k")`.
         let key_arg = args.iter().find_map(|a| {
             ts::string_value(*a, src)
@@ -1185,6 +1325,34 @@ impl<'t, 's> Flow<'t, 's> {
             }
         }
         self.tool_new(n);
+    }
+
+    /// `format!("{}", args.limit)`: `.limit` in a token tree, not followed
+    /// by `(`, reads a field.
+    fn macro_field_reads(&mut self, m: TsNode<'t>) {
+        let src = self.src;
+        let mut reads = Vec::new();
+        ts::walk(m, &mut |n| {
+            if n.kind() == "token_tree" {
+                let kids = ts::children(n);
+                for w in kids.windows(3) {
+                    if text(w[0], src) == "."
+                        && w[1].kind() == "identifier"
+                        && !(w[2].kind() == "token_tree" && text(w[2], src).starts_with('('))
+                    {
+                        reads.push(text(w[1], src).to_string());
+                    }
+                }
+                if let [.., dot, last] = kids.as_slice()
+                    && text(*dot, src) == "."
+                    && last.kind() == "identifier"
+                {
+                    reads.push(text(*last, src).to_string());
+                }
+            }
+            true
+        });
+        self.field_reads.extend(reads);
     }
 
     /// `Tool::new(name, description, schema)`.
@@ -1407,6 +1575,11 @@ impl<'t> FnView<'_, 't, '_> {
         u64::from(self.fact.params.first().is_some_and(|p| p.is_self))
     }
 
+    /// Is `n` a requested value as sent (see [`Flow::is_direct`])?
+    pub fn is_direct(&self, n: TsNode) -> bool {
+        self.flow.is_direct(n)
+    }
+
     /// The string literals of the function, macros included, decoded.
     pub fn strings(&self) -> impl Iterator<Item = String> + '_ {
         self.flow
@@ -1415,12 +1588,13 @@ impl<'t> FnView<'_, 't, '_> {
             .filter_map(|s| ts::string_value(*s, self.src))
     }
 
-    /// A candidate finding at `span` that needs `need`.
+    /// A candidate finding that needs `need` to be reported.
     pub fn candidate(&self, diag: crate::model::Diagnostic, need: Need) -> Candidate {
         Candidate {
             diag,
             fn_index: self.index,
             need,
+            quiet: Quiet::Never,
         }
     }
 }

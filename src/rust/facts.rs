@@ -90,6 +90,9 @@ pub struct FnFact {
     pub is_test: bool,
     /// Takes a tool-call request (`CallToolRequestParam`, …): a dispatcher.
     pub takes_request: bool,
+    /// Says in its output that something was cut (`"[truncated]"`,
+    /// `"… N more"`, a `truncated` field).
+    pub marks_truncation: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -198,6 +201,20 @@ pub enum Need {
     /// The function is on the tool-call surface (a handler or a function it
     /// calls).
     Surface,
+    /// Nothing: the code itself says it handles tool calls.
+    Always,
+}
+
+/// When a candidate is dropped even on the surface.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Quiet {
+    #[default]
+    Never,
+    /// A tool whose handler reaches it documents a bound (`maximum`, "at
+    /// most", "capped") in its description or schema: the model was told.
+    IfToolDocumentsBound,
+    /// A function that calls it marks the truncation in the output.
+    IfCallerMarksTruncation,
 }
 
 /// A finding of a code rule, kept until the crate knows which functions
@@ -207,6 +224,7 @@ pub struct Candidate {
     pub diag: Diagnostic,
     pub fn_index: usize,
     pub need: Need,
+    pub quiet: Quiet,
 }
 
 /// Everything the per-file pass keeps of one Rust file.

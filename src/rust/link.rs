@@ -66,7 +66,12 @@ impl Crate {
         let mut reads = Vec::new();
         let mut escapes = false;
         for (f, (mask, tools)) in &self.surface {
-            if !tools.contains(&tool) {
+            // A dispatcher's reads (`request["name"]`) belong to no one tool.
+            let dispatcher = self.files[f.file]
+                .dispatch
+                .iter()
+                .any(|d| d.fn_index == f.index);
+            if !tools.contains(&tool) || dispatcher {
                 continue;
             }
             let fact = self.fact(*f);
@@ -346,9 +351,12 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                 .schema
                 .as_ref()
                 .and_then(|s| idx.resolve_schema(s, fi, 0));
+            // The declaration's own method, then a dispatch on the name
+            // (`"grep" => self.grep(args)`), then the impl's `call`.
             let handler = decl
                 .handler
                 .map(|index| FnRef { file: fi, index })
+                .or_else(|| dispatch_handler(&idx, &name.value))
                 .or_else(|| {
                     decl.impl_id.and_then(|id| {
                         CALL_METHODS.iter().find_map(|m| {
@@ -358,8 +366,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                                 .map(|index| FnRef { file: fi, index })
                         })
                     })
-                })
-                .or_else(|| dispatch_handler(&idx, &name.value));
+                });
             let args_decl = decl.args_type.as_ref().map(|(t, s)| (t.clone(), fi, *s));
             let args_from_handler = handler.and_then(|h| {
                 let fact = &files[h.file].fns[h.index];
@@ -572,22 +579,100 @@ fn surface(idx: &Index, tools: &[CodeTool]) -> HashMap<FnRef, (u64, BTreeSet<usi
 /// `scope = all`), as findings.
 pub fn findings(k: &mut Crate, all: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (fi, f) in k.files.iter_mut().enumerate() {
-        for c in std::mem::take(&mut f.candidates) {
+    let candidates: Vec<Vec<Candidate>> = k
+        .files
+        .iter_mut()
+        .map(|f| std::mem::take(&mut f.candidates))
+        .collect();
+    for (fi, cs) in candidates.into_iter().enumerate() {
+        let f = &k.files[fi];
+        for c in cs {
             let r = FnRef {
                 file: fi,
                 index: c.fn_index,
             };
-            let keep = all
-                || match (k.surface.get(&r), c.need) {
-                    (Some(_), Need::Surface) => true,
-                    (Some((mask, _)), Need::Args(m)) => mask & m != 0,
-                    (None, _) => false,
-                };
-            if keep {
+            let on_surface = match (k.surface.get(&r), c.need) {
+                (_, Need::Always) | (Some(_), Need::Surface) => true,
+                (Some((mask, _)), Need::Args(m)) => mask & m != 0,
+                (None, _) => false,
+            };
+            if !(all || on_surface) {
+                continue;
+            }
+            let quiet = match c.quiet {
+                Quiet::Never => false,
+                Quiet::IfToolDocumentsBound => k.surface.get(&r).is_some_and(|(_, tools)| {
+                    tools.iter().any(|t| documents_bound(&k.tools[*t].def))
+                }),
+                Quiet::IfCallerMarksTruncation => {
+                    let name = &f.fns[c.fn_index].name;
+                    callers_mark(&k.files, name)
+                }
+            };
+            if !quiet {
                 out.push(c.diag);
             }
         }
     }
     out
+}
+
+/// Does a tool tell the model about a bound on its input: a `maximum` in
+/// the schema, or "at most", "maximum", "capped", "up to" in a description?
+fn documents_bound(t: &ToolDef) -> bool {
+    const WORDS: &[&str] = &[
+        "max",
+        "at most",
+        "up to",
+        "capped",
+        "clamp",
+        "limited to",
+        "no more than",
+        "between",
+    ];
+    fn texts(n: &Node, out: &mut Vec<String>, bound: &mut bool, depth: usize) {
+        if depth > crate::syntax::MAX_DEPTH {
+            return;
+        }
+        match &n.kind {
+            NodeKind::Object(members) => {
+                for m in members {
+                    match m.key.as_str() {
+                        "maximum" | "exclusiveMaximum" | "maxItems" | "maxLength" => *bound = true,
+                        "description" => {
+                            if let Some(s) = m.value.as_str() {
+                                out.push(s.to_ascii_lowercase());
+                            }
+                        }
+                        _ => {}
+                    }
+                    texts(&m.value, out, bound, depth + 1);
+                }
+            }
+            NodeKind::Array(items) => items.iter().for_each(|i| texts(i, out, bound, depth + 1)),
+            _ => {}
+        }
+    }
+    let mut all: Vec<String> = t
+        .description
+        .iter()
+        .map(|d| d.value.to_ascii_lowercase())
+        .collect();
+    let mut bound = false;
+    if let Some(s) = &t.input_schema {
+        texts(s, &mut all, &mut bound, 0);
+    }
+    bound
+        || all
+            .iter()
+            .any(|text| WORDS.iter().any(|w| text.contains(w)))
+}
+
+/// Does a function that calls `name` mark truncation in its output?
+fn callers_mark(files: &[FileFacts], name: &str) -> bool {
+    files.iter().any(|f| {
+        f.fns
+            .iter()
+            .any(|func| func.marks_truncation && func.calls.iter().any(|c| c.callee == name))
+    })
 }

@@ -7,5 +7,6 @@ mod fixtures;
 mod meta;
 mod output;
 mod robustness;
+mod rust;
 mod suppress;
 mod util;

@@ -94,6 +94,7 @@ fn check_all(text: &str, docs: &[toolaudit::syntax::Node]) {
     let cx = Context {
         targets: &targets,
         explicit: &["S106"],
+        all: false,
     };
     let refs: Vec<_> = tools.iter().collect();
     let mut out = Vec::new();
@@ -110,8 +111,60 @@ fn check_all(text: &str, docs: &[toolaudit::syntax::Node]) {
     }
 }
 
+/// Rust-ish text built from the tokens tool code is made of, so the
+/// analyser sees deep nesting, half-written macros and odd patterns.
+fn rustish() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        Just("fn call(&self, args: Value) -> String {".to_string()),
+        Just("impl Tool for X {".to_string()),
+        Just("#[tool(name = \"a.b\", description = \"d\")]".to_string()),
+        Just("async fn f(&self, Parameters(A { x, y: _y }): Parameters<A>) {".to_string()),
+        Just("json!({\"name\": n, \"inputSchema\": {\"type\": \"object\"".to_string()),
+        Just("match args[\"k\"].as_str() { Some(\"a\") => 1, _ => 0 }".to_string()),
+        Just("args.get(\"k\").and_then(|v| v.as_u64()).unwrap_or(9)".to_string()),
+        Just("x.min(MAX).clamp(A, B)".to_string()),
+        Just("s.truncate(MAX); &s[..LIMIT]".to_string()),
+        Just("format!(\"{}:{}\", a, b)".to_string()),
+        Just("serde_json::from_str(&c.arguments).unwrap_or_default()".to_string()),
+        Just("if f == \"md\" { a } else if f == \"x\" { b } else { c }".to_string()),
+        Just("Tool::new(NAME, \"d\", schema_for!(T))".to_string()),
+        Just("let x = ".to_string()),
+        Just("{".to_string()),
+        Just("}".to_string()),
+        Just("(".to_string()),
+        Just(")".to_string()),
+        Just(";".to_string()),
+        "\\PC{0,4}".prop_map(|s| s),
+    ];
+    prop::collection::vec(token, 0..48).prop_map(|v| v.join(" "))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn rust_analysis_never_panics(text in rustish()) {
+        let file = Arc::new(SourceFile::new("lib.rs".into(), "lib.rs".into(), text.as_str()));
+        let tree = toolaudit::rust::parse(&file.text).unwrap();
+        let targets: Vec<_> = TARGETS.iter().collect();
+        for all in [false, true] {
+            let cx = Context { targets: &targets, explicit: &[], all };
+            let rules: Vec<_> = REGISTRY.iter().collect();
+            let facts = toolaudit::rust::analyze::analyze(&file, tree.root_node(), &cx, &rules, false);
+            let mut k = toolaudit::rust::link::link(vec![facts], "crate:t", &|_| false);
+            let mut out = toolaudit::rust::link::findings(&mut k, all);
+            for e in REGISTRY {
+                e.rule.check_crate(&cx, &k, &mut out);
+                for t in &k.tools {
+                    e.rule.check_tool(&cx, &t.def, &mut out);
+                }
+            }
+            for d in &out {
+                assert!(d.span.end <= d.file.text.len());
+                let _ = d.file.line_col(d.span.end);
+            }
+        }
+    }
 
     #[test]
     fn json_parser_never_panics(text in "\\PC*") {
@@ -152,4 +205,33 @@ proptest! {
         let docs: Vec<_> = json::parse(&text).unwrap().into_iter().collect();
         check_all(&text, &docs);
     }
+}
+
+/// Deeply nested Rust (parentheses, blocks, `if`s, a `json!` array) is
+/// analysed without overflowing the stack.
+#[test]
+fn deeply_nested_rust_is_survived() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"deep\"\n",
+    )
+    .unwrap();
+    let n = 20_000;
+    let text = format!(
+        "fn call(&self, args: Value) {{ let x = {}args{}; match x {{ \"a\" => 1, _ => 0 }}; json!({}{}); {}{} }}\n",
+        "(".repeat(n),
+        ")".repeat(n),
+        "[".repeat(n),
+        "]".repeat(n),
+        "if a {".repeat(n),
+        "}".repeat(n),
+    );
+    std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+    super::util::bin()
+        .args(["scan", "--color", "never"])
+        .arg(dir.path())
+        .assert()
+        .code(0);
 }

@@ -1,0 +1,84 @@
+//! M102 args-accept-unknown-fields: a tool's argument type derives
+//! `Deserialize` without `#[serde(deny_unknown_fields)]`, so a misspelled
+//! argument is dropped without a word.
+
+use std::collections::BTreeSet;
+
+use super::{Context, Rule};
+use crate::model::{Diagnostic, Severity};
+use crate::rust::Crate;
+
+pub struct ArgsAcceptUnknownFields;
+
+impl Rule for ArgsAcceptUnknownFields {
+    fn check_crate(&self, _cx: &Context, k: &Crate, out: &mut Vec<Diagnostic>) {
+        let mut seen = BTreeSet::new();
+        for t in &k.tools {
+            let Some(s_ref) = t.args else { continue };
+            let s = k.structure(s_ref);
+            // A flattened map collects unknown keys instead of dropping them.
+            if !s.derives("Deserialize") || s.deny_unknown_fields || s.has_flatten {
+                continue;
+            }
+            let tools: Vec<&str> = k
+                .tools
+                .iter()
+                .filter(|o| o.args == Some(s_ref))
+                .map(|o| o.def.name.value.as_str())
+                .collect();
+            if !seen.insert(s_ref) {
+                continue;
+            }
+            let file = k.file(s_ref.0);
+            let example = s
+                .fields
+                .iter()
+                .find(|f| f.optional)
+                .or(s.fields.first())
+                .map_or_else(|| "limit".to_string(), |f| f.wire.clone());
+            let mut d = Diagnostic::new("M102", Severity::Warning, file, s.name_span)
+                .message(format!(
+                    "`{}`, the arguments of {}, accepts and drops unknown fields",
+                    s.name,
+                    crate::rules::join_and(
+                        &tools.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>()
+                    )
+                ))
+                .label("no `#[serde(deny_unknown_fields)]`")
+                .note(format!(
+                    "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; schemars leaves `additionalProperties` out of the schema too, so nothing tells the model",
+                    misspell(&example),
+                    camel(&example)
+                ))
+                .help(format!("add `#[serde(deny_unknown_fields)]` to `{}`", s.name));
+            d.tool = tools.first().map(|s| s.to_string());
+            if let Some((f, span)) = t.args_site {
+                d = d.secondary(k.file(f), span, "tool arguments are deserialised here");
+            }
+            out.push(d);
+        }
+    }
+}
+
+/// A plausible typo of a field name, for the message.
+fn misspell(name: &str) -> String {
+    let mut c: Vec<char> = name.chars().collect();
+    if c.len() > 3 {
+        c.swap(1, 2);
+    } else {
+        c.push('s');
+    }
+    c.into_iter().collect()
+}
+
+/// `timeout_seconds` → `TimeoutSeconds`.
+fn camel(name: &str) -> String {
+    name.split('_')
+        .map(|w| {
+            let mut ch = w.chars();
+            ch.next()
+                .map(|f| f.to_uppercase().collect::<String>() + ch.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}

@@ -1,0 +1,130 @@
+//! M301 silent-clamp: a value the model asked for is clamped (`.min(MAX)`,
+//! `.clamp(a, b)`, `cmp::min`) and the tool's output does not say so.
+
+use tree_sitter::Node as TsNode;
+
+use super::code::{argument_name, mentions_limit, snippet};
+use super::{Context, Rule};
+use crate::model::{Diagnostic, Severity};
+use crate::rust::facts::Quiet;
+use crate::rust::ts::{self, field, span, text};
+use crate::rust::{Candidate, FnView, Need};
+use crate::source::Span;
+
+pub struct SilentClamp;
+
+impl Rule for SilentClamp {
+    fn check_rust_fn(&self, cx: &Context, f: &FnView, out: &mut Vec<Candidate>) {
+        // A function that talks about limits in its output reports them.
+        if f.strings().any(|s| mentions_limit(&s)) {
+            return;
+        }
+        for &call in &f.flow.calls {
+            let Some((name, recv)) = ts::callee(call, f.src) else {
+                continue;
+            };
+            let args = ts::call_args(call);
+            let (requested, bounds): (TsNode, Vec<TsNode>) =
+                match (name.as_str(), recv, args.as_slice()) {
+                    ("min" | "max" | "clamp", Some(r), bounds) if !bounds.is_empty() => {
+                        (r, bounds.to_vec())
+                    }
+                    ("min" | "max", None, [a, b]) => {
+                        let a_req = f.mask(*a) != 0 && f.is_direct(*a);
+                        if a_req {
+                            (*a, vec![*b])
+                        } else {
+                            (*b, vec![*a])
+                        }
+                    }
+                    _ => continue,
+                };
+            let mask = f.mask(requested);
+            if !cx.all && (mask == 0 || !f.is_direct(requested)) {
+                continue;
+            }
+            if !bounds.iter().all(|b| is_cap(*b, f)) {
+                continue;
+            }
+            let arg = argument_name(requested, f.src);
+            if compared_elsewhere(f, &arg, &bounds) {
+                continue;
+            }
+            let bound = bounds
+                .iter()
+                .map(|b| format!("`{}`", snippet(*b, f.src)))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            let verb = match name.as_str() {
+                "max" => "raised to at least",
+                "clamp" => "clamped to",
+                _ => "capped at",
+            };
+            let at = field(call, "function")
+                .and_then(|fe| field(fe, "field"))
+                .map_or(span(call), |m| Span::new(span(m).start, span(call).end));
+            let diag = Diagnostic::new("M301", Severity::Warning, f.file, at)
+                .message(format!(
+                    "requested `{arg}` is silently {verb} {bound}"
+                ))
+                .label(format!("`{arg}` is changed here; nothing tells the model"))
+                .note(format!(
+                    "the model asked for one `{arg}` and the tool used another: it reads the result as the answer to what it asked (all results, the whole timeout) and draws wrong conclusions"
+                ))
+                .help(format!(
+                    "state the bound in the tool's schema (`maximum`) or description, or say in the result that `{arg}` was changed and to what; or reject values out of range"
+                ));
+            let mut c = f.candidate(diag, Need::Args(mask));
+            c.quiet = Quiet::IfToolDocumentsBound;
+            out.push(c);
+        }
+    }
+}
+
+/// A bound that is a limit chosen by the code (`MAX_RESULTS`, `500`,
+/// `self.config.max_items`), not a natural one (`items.len()`), and not a
+/// sanity floor (`.max(1)`).
+fn is_cap(b: TsNode, f: &FnView) -> bool {
+    if f.mask(b) != 0 {
+        return false;
+    }
+    let t = text(b, f.src);
+    let lower = t.to_ascii_lowercase();
+    if ["len", "count", "remaining", "available", "size", "capacity"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return false;
+    }
+    match b.kind() {
+        "integer_literal" | "float_literal" => {
+            let v: f64 = t
+                .trim_end_matches(|c: char| c.is_alphabetic())
+                .replace('_', "")
+                .parse()
+                .unwrap_or(0.0);
+            v > 1.0
+        }
+        "identifier" | "scoped_identifier" => t.rsplit("::").next().is_some_and(|n| {
+            n.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        }),
+        "field_expression" => ["max", "limit", "cap", "budget", "timeout"]
+            .iter()
+            .any(|w| lower.contains(w)),
+        _ => false,
+    }
+}
+
+/// `if limit > MAX { .. }` somewhere in the function: the code looks at the
+/// request against the bound (to warn or to refuse), so it is not silent.
+fn compared_elsewhere(f: &FnView, arg: &str, bounds: &[TsNode]) -> bool {
+    f.flow.ifs.iter().any(|i| {
+        field(*i, "condition").is_some_and(|c| {
+            let t = text(c, f.src);
+            (t.contains('>') || t.contains('<'))
+                && t.contains(arg)
+                && bounds.iter().any(|b| t.contains(text(*b, f.src)))
+        })
+    })
+}

@@ -1,0 +1,96 @@
+//! M302 silent-truncation: output is cut to a fixed size and nothing in the
+//! result says so.
+
+use tree_sitter::Node as TsNode;
+
+use super::{Context, Rule};
+use crate::model::{Diagnostic, Severity};
+use crate::rust::facts::Quiet;
+use crate::rust::ts::{self, field, span, text};
+use crate::rust::{Candidate, FnView, Need};
+use crate::source::Span;
+
+pub struct SilentTruncation;
+
+impl Rule for SilentTruncation {
+    fn check_rust_fn(&self, _cx: &Context, f: &FnView, out: &mut Vec<Candidate>) {
+        if f.fact.marks_truncation {
+            return;
+        }
+        let mut found: Vec<(Span, TsNode, &str)> = Vec::new();
+        for &call in &f.flow.calls {
+            let Some((name, Some(_))) = ts::callee(call, f.src) else {
+                continue;
+            };
+            let args = ts::call_args(call);
+            let [n] = args.as_slice() else { continue };
+            if !matches!(name.as_str(), "truncate" | "take") || !is_cap(*n, f) {
+                continue;
+            }
+            let m = field(call, "function")
+                .and_then(|fe| field(fe, "field"))
+                .map_or(span(call), span);
+            found.push((
+                Span::new(m.start, span(call).end),
+                *n,
+                if name == "take" {
+                    "keeps the first"
+                } else {
+                    "cuts to"
+                },
+            ));
+        }
+        // `&text[..MAX]`
+        for &ix in &f.flow.indexes {
+            let kids = ts::named_children(ix);
+            let [_, range] = kids.as_slice() else {
+                continue;
+            };
+            if range.kind() != "range_expression" {
+                continue;
+            }
+            let parts = ts::named_children(*range);
+            let [end] = parts.as_slice() else { continue };
+            if !text(*range, f.src).trim_start().starts_with("..") || !is_cap(*end, f) {
+                continue;
+            }
+            found.push((span(ix), *end, "slices to"));
+        }
+        for (at, n, verb) in found {
+            let limit = text(n, f.src);
+            let diag = Diagnostic::new("M302", Severity::Warning, f.file, at)
+                .message(format!("output silently {verb} `{limit}`"))
+                .label("cut here; the result does not say so")
+                .note("the model takes the shortened output for the whole of it: a file looks shorter, a search looks like it found everything, a log seems to end early")
+                .help("say in the result that it was cut and how much is left (`[truncated: 12000 of 48213 bytes]`, `truncated: true`, `… 40 more`), and how to get the rest");
+            let mut c = f.candidate(diag, Need::Surface);
+            c.quiet = Quiet::IfCallerMarksTruncation;
+            out.push(c);
+        }
+    }
+}
+
+/// A fixed size chosen by the code (`MAX_OUTPUT`, `30_000`,
+/// `self.max_bytes`), not a size the model asked for.
+fn is_cap(n: TsNode, f: &FnView) -> bool {
+    if f.mask(n) != 0 {
+        return false;
+    }
+    let t = text(n, f.src);
+    let lower = t.to_ascii_lowercase();
+    match n.kind() {
+        "integer_literal" => t
+            .replace('_', "")
+            .trim_end_matches(|c: char| c.is_alphabetic())
+            .parse::<u64>()
+            .is_ok_and(|v| v >= 100),
+        "identifier" | "scoped_identifier" => t.rsplit("::").next().is_some_and(|n| {
+            n.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        }),
+        "field_expression" => ["max", "limit", "cap", "budget"]
+            .iter()
+            .any(|w| lower.contains(w)),
+        _ => false,
+    }
+}

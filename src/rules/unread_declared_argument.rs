@@ -1,0 +1,123 @@
+//! M104 unread-declared-argument: a tool declares an argument that its
+//! handler never reads; the model's value is ignored.
+
+use super::undeclared_argument_read::declared_properties;
+use super::{Context, Rule};
+use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::rust::Crate;
+use crate::source::{SourceFile, Span};
+
+pub struct UnreadDeclaredArgument;
+
+impl Rule for UnreadDeclaredArgument {
+    fn check_crate(&self, _cx: &Context, k: &Crate, out: &mut Vec<Diagnostic>) {
+        let mut reported = std::collections::BTreeSet::new();
+        for (ti, t) in k.tools.iter().enumerate() {
+            if let Some(s_ref) = t.args {
+                let s = k.structure(s_ref);
+                // Serialised wholesale (forwarded to an API): every field may be used.
+                if s.derives("Serialize") || !reported.insert(s_ref) {
+                    continue;
+                }
+                for field in s.fields.iter().filter(|f| !f.skip && !f.flatten) {
+                    if k.field_reads.contains(&field.name) {
+                        continue;
+                    }
+                    // Bound to `_x` in a pattern: point there.
+                    let site = k.files.iter().enumerate().find_map(|(fi, f)| {
+                        f.ignored_fields
+                            .iter()
+                            .find(|(n, _)| *n == field.name)
+                            .map(|(_, sp)| (fi, *sp))
+                    });
+                    let (file, span, label) = match site {
+                        Some((fi, sp)) => (k.file(fi), sp, "bound here and never used"),
+                        None => (k.file(s_ref.0), field.span, "never read"),
+                    };
+                    out.push(diag(&t.def, &field.wire, file, span, label));
+                }
+                // A hand-written schema that declares keys the struct lacks.
+                if !t.def.schema_derived
+                    && let Some(declared) = declared_properties(&t.def)
+                {
+                    for key in declared {
+                        let has = s
+                            .fields
+                            .iter()
+                            .any(|f| f.wire == key || f.aliases.contains(&key));
+                        if !has && let Some(span) = property_span(&t.def, &key) {
+                            out.push(
+                                diag(&t.def, &key, &t.def.schema_file, span, "declared here").note(
+                                    format!(
+                                        "`{}` has no field for it, so serde drops the value",
+                                        s.name
+                                    ),
+                                ),
+                            );
+                        }
+                    }
+                }
+                continue;
+            }
+            // A JSON-object handler: the keys it reads, when it reads the
+            // arguments only by key (they are not passed on or deserialised).
+            let Some(declared) = declared_properties(&t.def) else {
+                continue;
+            };
+            if t.handler.is_none() {
+                continue;
+            }
+            let (reads, escapes) = k.reads_of(ti);
+            if escapes {
+                continue;
+            }
+            for key in declared {
+                if reads.iter().any(|(_, r)| r.key == key) {
+                    continue;
+                }
+                if let Some(span) = property_span(&t.def, &key) {
+                    out.push(diag(
+                        &t.def,
+                        &key,
+                        &t.def.schema_file,
+                        span,
+                        "declared here",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn property_span(t: &ToolDef, key: &str) -> Option<Span> {
+    t.input_schema
+        .as_ref()?
+        .get("properties")?
+        .get_member(key)
+        .map(|m| m.key_span)
+}
+
+fn diag(
+    t: &ToolDef,
+    key: &str,
+    file: &std::sync::Arc<SourceFile>,
+    span: Span,
+    label: &str,
+) -> Diagnostic {
+    let handler = t
+        .handler
+        .as_ref()
+        .map_or("its handler".to_string(), |h| format!("`{}`", h.name));
+    let mut d = Diagnostic::new("M104", Severity::Warning, file, span)
+        .message(format!(
+            "`{}` declares `{key}`, but {handler} never reads it",
+            t.name.value
+        ))
+        .label(label.to_string())
+        .note(format!(
+            "the model fills in `{key}` and believes it takes effect; the tool ignores it and nothing says so"
+        ))
+        .help(format!("use `{key}` in the handler, or remove it from the tool's arguments"));
+    d.tool = Some(t.name.value.clone());
+    d
+}

@@ -1,0 +1,172 @@
+//! Rust sources: the tool inventory of an rmcp server and of a hand-rolled
+//! tool registry, name provenance through functions, the tool-call
+//! surface, and `--scope all`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::util::{bin, describe, scan};
+
+fn tools_json(path: &str) -> Vec<Value> {
+    let out = bin()
+        .args(["tools", path, "--format", "json"])
+        .assert()
+        .code(0);
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    v["tools"].as_array().unwrap().clone()
+}
+
+fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
+    tools
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool `{name}` in {tools:#?}"))
+}
+
+#[test]
+fn rmcp_server_tools_have_names_schemas_and_handlers() {
+    let tools = tools_json("examples/rmcp-server");
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["read_note", "search_notes", "notes.list", "append_note"]
+    );
+    let search = tool(&tools, "search_notes");
+    assert_eq!(search["format"], "rmcp");
+    assert_eq!(search["parameters"], serde_json::json!(["query", "limit"]));
+    assert_eq!(search["schema_derived"], true);
+    assert_eq!(search["handler"]["function"], "search_notes");
+    assert_eq!(
+        search["handler"]["file"],
+        "examples/rmcp-server/src/main.rs"
+    );
+    assert_eq!(search["handler"]["line"], 47);
+    // `rename_all = "camelCase"` has nothing to rename in `path`/`text`.
+    assert_eq!(
+        tool(&tools, "append_note")["parameters"],
+        serde_json::json!(["path", "text"])
+    );
+    // The description comes from the doc comment when the attribute has none.
+    assert_eq!(
+        tool(&tools, "read_note")["description"],
+        "Read one note by its path, relative to the notes folder."
+    );
+}
+
+#[test]
+fn trait_registry_tools_are_found_with_their_call_methods() {
+    let tools = tools_json("examples/agent-runtime");
+    let shell = tool(&tools, "shell");
+    assert_eq!(shell["format"], "rust");
+    assert_eq!(
+        shell["parameters"],
+        serde_json::json!(["command", "timeout_seconds", "workdir"])
+    );
+    assert_eq!(shell["handler"]["function"], "call");
+    assert_eq!(
+        shell["handler"]["file"],
+        "examples/agent-runtime/src/tools/shell.rs"
+    );
+    // The MCP wrapper's name is built at run time: its template is listed.
+    let mcp = tool(&tools, "{}:{}");
+    assert_eq!(mcp["name_is_template"], true);
+    // The registry's `json!` definitions use `t.name()`, which differs per
+    // tool: nothing is guessed, so there are exactly three tools.
+    assert_eq!(tools.len(), 3, "{tools:#?}");
+}
+
+/// The acceptance case of the Rust issue: an id built as
+/// `format!("{}:{}", server, tool)` in one function and used as the tool
+/// name in another gets N101 at the `format!`, with the use as a label.
+#[test]
+fn a_name_built_by_format_in_another_function_gets_n101_at_its_definition() {
+    let found = scan(&[Path::new("examples/agent-runtime")], &["N101"], &[]).diagnostics;
+    assert_eq!(found.len(), 1, "{}", describe(&found));
+    let d = &found[0];
+    assert_eq!(d.file.display, "examples/agent-runtime/src/tools/mcp.rs");
+    let at = d.file.line_col(d.span.start);
+    assert_eq!((at.line, at.column), (25, 17));
+    assert_eq!(d.file.slice(d.span), "\"{}:{}\"");
+    assert!(
+        d.message
+            .starts_with("tool name built as `{}:{}` contains `:`"),
+        "{}",
+        d.message
+    );
+    let used = &d.secondary[0];
+    assert_eq!(used.message, "used as the tool name here");
+    assert_eq!(used.file.slice(used.span), "self.qualified_name()");
+}
+
+#[test]
+fn code_rules_stay_on_the_surface_unless_scope_is_all() {
+    for (code, fixture) in [
+        ("M201", "tests/fixtures/M201/good"),
+        ("M303", "tests/fixtures/M303/good"),
+    ] {
+        bin()
+            .args(["scan", fixture, "--select", code])
+            .assert()
+            .code(0);
+        let out = bin()
+            .args([
+                "scan", fixture, "--select", code, "--scope", "all", "--format", "json",
+            ])
+            .assert()
+            .code(1);
+        let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let lines: Vec<u64> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["start"]["line"].as_u64().unwrap())
+            .collect();
+        // Only the function outside any tool (environment input) is added.
+        assert_eq!(lines.len(), 1, "{code}: {v:#}");
+    }
+    bin()
+        .args(["scan", "examples", "--scope", "everything"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn scope_in_the_config_file_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("toolaudit.toml"), "scope = \"al\"\n").unwrap();
+    bin()
+        .current_dir(dir.path())
+        .args(["scan", "."])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "`scope`: unknown scope `al` (did you mean `all`?); use surface or all",
+        ));
+}
+
+/// Test code is not read: tools, names and handlers in `#[cfg(test)]`
+/// modules and under `tests/` are not part of the surface.
+#[test]
+fn test_code_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("tests")).unwrap();
+    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"t\"\n").unwrap();
+    let tool = "#[tool(name = \"bad.name\", description = \"d\")]\nasync fn f(&self) -> String { String::new() }\n";
+    std::fs::write(
+        root.join("src/lib.rs"),
+        format!("#[cfg(test)]\nmod tests {{\n    impl S {{\n{tool}    }}\n}}\n"),
+    )
+    .unwrap();
+    std::fs::write(root.join("tests/it.rs"), format!("impl S {{\n{tool}}}\n")).unwrap();
+    let out = bin()
+        .arg("tools")
+        .arg(root)
+        .args(["--format", "json"])
+        .assert()
+        .code(0);
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["tools"], serde_json::json!([]));
+}
