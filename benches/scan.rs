@@ -1,5 +1,6 @@
-//! Throughput of a whole scan (walk, read, parse, extract, rules, sort) over
-//! a generated workspace of tool manifests and unrelated JSON/YAML.
+//! Throughput of a whole scan (walk, read, parse, extract, link, rules,
+//! sort) over a generated workspace of tool manifests, unrelated JSON/YAML,
+//! and Rust crates with rmcp tools, handlers and ordinary code.
 //!
 //!     cargo bench --bench scan
 //!
@@ -16,7 +17,81 @@ use toolaudit::{rules, targets};
 const MANIFESTS: usize = 1500;
 const UNRELATED: usize = 1500;
 const TOOLS_PER_MANIFEST: usize = 40;
+const RUST_CRATES: usize = 40;
+const RUST_FILES_PER_CRATE: usize = 25;
 const RUNS: usize = 5;
+
+/// One Rust source file: an argument struct, an rmcp router with two tools
+/// whose handlers clamp, default and truncate, helpers they call, and
+/// ordinary code with the same shapes.
+fn rust_file(c: usize, f: usize) -> String {
+    let mut s = format!(
+        r##"use rmcp::{{tool, tool_router}};
+use rmcp::handler::server::wrapper::Parameters;
+use serde::Deserialize;
+use serde_json::{{Value, json}};
+
+const MAX_RESULTS: usize = 50;
+const MAX_BODY: usize = 16_384;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct Args{f} {{
+    /// What to look for
+    pub query: String,
+    /// How many results
+    pub limit: Option<usize>,
+    /// Output format
+    pub format: Option<String>,
+}}
+
+pub struct Server{f};
+
+#[tool_router]
+impl Server{f} {{
+    #[tool(description = "Search crate {c}, file {f}")]
+    async fn search_{f}(&self, Parameters(args): Parameters<Args{f}>) -> String {{
+        let limit = args.limit.unwrap_or(10).min(MAX_RESULTS);
+        let mut out = render_{f}(&args.query, args.format.as_deref().unwrap_or("text"));
+        out.truncate(MAX_BODY);
+        format!("{{out}} {{limit}}")
+    }}
+
+    #[tool(name = "fetch.{f}", description = "Fetch something")]
+    async fn fetch_{f}(&self, Parameters(args): Parameters<Args{f}>) -> String {{
+        let v: Value = json!({{"q": args.query}});
+        v.get("q").and_then(|x| x.as_str()).unwrap_or("none").to_string()
+    }}
+}}
+
+fn render_{f}(body: &str, format: &str) -> String {{
+    if format == "markdown" {{
+        format!("# {{body}}")
+    }} else {{
+        body.to_string()
+    }}
+}}
+"##
+    );
+    // Ordinary code: the same shapes off the tool-call surface.
+    for k in 0..12 {
+        s.push_str(&format!(
+            r#"
+pub fn layout_{k}(width: u16, kind: &str) -> u16 {{
+    let w = width.min(200).max(10);
+    let extra = match kind {{
+        "wide" => 20,
+        "narrow" => 5,
+        _ => 0,
+    }};
+    let parsed: u16 = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(80);
+    let items: Vec<u16> = (0..w).filter(|i| i % 3 == 0).take(100).collect();
+    w + extra + parsed + items.len() as u16
+}}
+"#
+        ));
+    }
+    s
+}
 
 fn tool(i: usize, j: usize) -> String {
     // Every seventh name is one providers reject, every 50th collides.
@@ -73,6 +148,27 @@ fn generate(dir: &Path) -> u64 {
     bytes
 }
 
+fn generate_rust(dir: &Path) -> (u64, usize) {
+    let mut bytes = 0u64;
+    let mut files = 0;
+    for c in 0..RUST_CRATES {
+        let root = dir.join(format!("crates/c{c}"));
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            format!("[package]\nname = \"c{c}\"\n"),
+        )
+        .unwrap();
+        for f in 0..RUST_FILES_PER_CRATE {
+            let text = rust_file(c, f);
+            std::fs::write(root.join(format!("src/m{f}.rs")), &text).unwrap();
+            bytes += text.len() as u64;
+            files += 1;
+        }
+    }
+    (bytes, files)
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -80,11 +176,14 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = generate(dir.path());
-    let files = MANIFESTS + UNRELATED;
+    let manifest_bytes = generate(dir.path());
+    let (rust_bytes, rust_files) = generate_rust(dir.path());
+    let bytes = manifest_bytes + rust_bytes;
+    let files = MANIFESTS + UNRELATED + rust_files;
     println!(
-        "workspace: {files} files, {:.1} MB, {} tools",
+        "workspace: {files} files, {:.1} MB ({:.1} MB of Rust in {rust_files} files, {RUST_CRATES} crates), {} manifest tools",
         bytes as f64 / 1e6,
+        rust_bytes as f64 / 1e6,
         MANIFESTS * TOOLS_PER_MANIFEST
     );
     for threads in [1, 0] {

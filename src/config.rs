@@ -20,6 +20,7 @@ pub const KEYS: &[&str] = &[
     "select",
     "ignore",
     "exclude",
+    "include-tests",
     "max-file-size",
     "fail-on",
     "scope",
@@ -36,6 +37,8 @@ pub struct FileConfig {
     pub select: Option<Vec<String>>,
     pub ignore: Option<Vec<String>>,
     pub exclude: Option<Vec<String>>,
+    /// Also read test, benchmark and fixture folders.
+    pub include_tests: Option<bool>,
     pub max_file_size: Option<SizeValue>,
     pub fail_on: Option<String>,
     /// `surface` or `all`: where the M2/M3 code rules look.

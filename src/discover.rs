@@ -22,6 +22,8 @@ pub struct WalkOptions {
     pub no_ignore: bool,
     /// 0 means one per core.
     pub threads: usize,
+    /// Also read test, benchmark and fixture folders.
+    pub include_tests: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +56,30 @@ impl FileKind {
 pub struct Candidate {
     pub path: PathBuf,
     pub kind: FileKind,
+    /// Found by walking into a test, benchmark or fixture folder (see
+    /// [`TEST_DIRS`]); a file named on the command line never is.
+    pub in_tests: bool,
 }
+
+/// Folders that hold tests, benchmarks, fixtures and recorded traffic: the
+/// tools and handlers in them are not ones a model is offered.
+pub const TEST_DIRS: &[&str] = &[
+    "tests",
+    "test",
+    "testing",
+    "test_utils",
+    "test-utils",
+    "testutils",
+    "test_support",
+    "benches",
+    "bench",
+    "fixtures",
+    "conformance",
+    "recordings",
+    "cassettes",
+    "eval_suites",
+    "__snapshots__",
+];
 
 /// Walks `opts.paths`. A path that does not exist is an error; a directory
 /// that cannot be read, or a file named on the command line that toolaudit
@@ -111,9 +136,21 @@ pub fn discover(opts: &WalkOptions) -> Result<(Vec<Candidate>, Vec<Notification>
                     if !is_file {
                         return WalkState::Continue;
                     }
+                    let depth = entry.depth();
                     let path = entry.into_path();
+                    // The folders between the walked root and the file.
+                    let in_tests = path
+                        .components()
+                        .rev()
+                        .skip(1)
+                        .take(depth.saturating_sub(1))
+                        .any(|c| c.as_os_str().to_str().is_some_and(|d| TEST_DIRS.contains(&d)));
                     match FileKind::of(&path) {
-                        Some(kind) => guard.0.push(Candidate { path, kind }),
+                        Some(kind) => guard.0.push(Candidate {
+                            path,
+                            kind,
+                            in_tests,
+                        }),
                         None if explicit => guard.1.push(Notification {
                             level: Severity::Warning,
                             path: Some(display_path(&path)),

@@ -76,6 +76,8 @@ pub struct Scan {
     pub baseline: Option<crate::baseline::Applied>,
     /// With `--diff-base`: the revision and the findings on unchanged lines left out.
     pub diff_base: Option<(String, usize)>,
+    /// Files in test, benchmark and fixture folders that were not read.
+    pub test_files_skipped: usize,
 }
 
 impl Scan {
@@ -90,6 +92,8 @@ impl Scan {
 #[derive(Default)]
 struct Outcome {
     parsed: bool,
+    /// Left out as test code.
+    test_file: bool,
     /// A Rust file's facts, with its crate root.
     rust: Option<(PathBuf, FileFacts)>,
     tools: Vec<ToolDef>,
@@ -126,8 +130,10 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     let mut diagnostics = Vec::new();
     let mut inline = Vec::new();
     let mut crates: BTreeMap<PathBuf, Vec<FileFacts>> = BTreeMap::new();
+    let mut test_files_skipped = 0;
     for o in outcomes {
         files_scanned += usize::from(o.parsed);
+        test_files_skipped += usize::from(o.test_file);
         if let Some((root, facts)) = o.rust {
             crates.entry(root).or_default().push(facts);
         }
@@ -191,6 +197,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         suppressed,
         baseline: None,
         diff_base: None,
+        test_files_skipped,
     })
 }
 
@@ -227,10 +234,35 @@ fn crate_relative(file: &Path, root: &Path) -> Option<std::path::PathBuf> {
     abs.strip_prefix(root).ok().map(Path::to_path_buf)
 }
 
-fn is_test_path(rel: &Path) -> bool {
-    rel.components()
-        .next()
-        .is_some_and(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches")))
+/// Test, benchmark and fixture code: its tools and handlers are not ones a
+/// model is offered. By folder anywhere in the crate (see
+/// [`discover::TEST_DIRS`]), by file (`tests.rs`, `test_utils.rs`,
+/// `*_test.rs`), or by crate (`*-bench`, `*-tests`, `*-conformance`).
+fn is_test_path(rel: &Path, root: &Path) -> bool {
+    let crate_name = root.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if discover::TEST_DIRS.contains(&crate_name)
+        || [
+            "-bench",
+            "-benches",
+            "-tests",
+            "-test-utils",
+            "-testing",
+            "-conformance",
+        ]
+        .iter()
+        .any(|s| crate_name.ends_with(s))
+    {
+        return true;
+    }
+    let comps: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+    let Some((file, dirs)) = comps.split_last() else {
+        return false;
+    };
+    let stem = file.trim_end_matches(".rs");
+    dirs.iter().any(|d| discover::TEST_DIRS.contains(d))
+        || matches!(stem, "tests" | "test" | "test_utils" | "testing")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
 }
 
 /// Links one crate's files and runs the rules on its tools and code.
@@ -266,6 +298,14 @@ fn check_crate(
 fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Context) -> Outcome {
     let display = display_path(&c.path);
     let mut out = Outcome::default();
+    let root = crate_root.unwrap_or(Path::new("."));
+    let test_code = c.in_tests
+        || (c.kind == FileKind::Rust
+            && crate_relative(&c.path, root).is_some_and(|rel| is_test_path(&rel, root)));
+    if test_code && !opts.walk.include_tests {
+        out.test_file = true;
+        return out;
+    }
     let mut notify = |level, message: String| {
         out.notifications.push(Notification {
             level,
@@ -310,8 +350,6 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
     };
     let file = Arc::new(SourceFile::new(c.path.clone(), display.clone(), text));
     if c.kind == FileKind::Rust {
-        let root = crate_root.unwrap_or(Path::new("."));
-        let test = crate_relative(&c.path, root).is_some_and(|rel| is_test_path(&rel));
         let tree = match rust::parse(&file.text) {
             Ok(t) => t,
             Err(e) => {
@@ -320,7 +358,7 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
             }
         };
         out.parsed = true;
-        let facts = rust::analyze::analyze(&file, tree.root_node(), cx, &opts.rules, test);
+        let facts = rust::analyze::analyze(&file, tree.root_node(), cx, &opts.rules, false);
         drop(tree);
         out.rust = Some((root.to_path_buf(), facts));
         let (inline, notes) = suppress::parse(&file);

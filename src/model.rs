@@ -150,6 +150,9 @@ pub struct ToolDef {
     pub schema_derived: bool,
     /// For tools declared in code: the function that handles calls.
     pub handler: Option<Handler>,
+    /// `#[cfg(..)]` on the declaration: tools with different conditions are
+    /// never offered together (one per target OS, say).
+    pub cfg: Option<String>,
     /// `strict: true` on the definition (OpenAI / Anthropic strict mode).
     pub strict: Option<bool>,
     pub format: ToolFormat,
@@ -169,6 +172,15 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// Can `self` and `other` be offered in the same build? Not when both
+    /// are under different `#[cfg(..)]` conditions.
+    pub fn coexists_with(&self, other: &ToolDef) -> bool {
+        match (&self.cfg, &other.cfg) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
+    }
+
     /// True when parts of the name are only known at run time.
     pub fn name_is_template(&self) -> bool {
         !self.name_holes.is_empty()

@@ -58,6 +58,11 @@ pub struct InputArgs {
     #[arg(long)]
     pub no_ignore: bool,
 
+    /// Also read test, benchmark and fixture folders (tests/, fixtures/,
+    /// benches/, …) and Rust test code, which are skipped by default
+    #[arg(long)]
+    pub include_tests: bool,
+
     /// Skip (and report) files larger than SIZE, e.g. 4MiB, 512KiB [default: 4MiB]
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_file_size: Option<u64>,

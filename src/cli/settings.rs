@@ -199,6 +199,16 @@ pub fn resolve(
     );
     shown.push(("fail-on", fail_on.to_string(), src));
 
+    let (include_tests, src) = pick(
+        input.include_tests.then_some(true),
+        "--include-tests",
+        c.and_then(|c| c.include_tests),
+        cfg,
+        "include-tests",
+        false,
+    );
+    shown.push(("include-tests", include_tests.to_string(), src));
+
     let config_scope = match c.and_then(|c| c.scope.as_deref()) {
         None => None,
         Some("surface") => Some(Scope::Surface),
@@ -307,6 +317,7 @@ pub fn resolve(
                 hidden: input.hidden,
                 no_ignore: input.no_ignore,
                 threads: input.threads,
+                include_tests,
             },
             max_file_size,
             targets,

@@ -167,6 +167,7 @@ impl Walker<'_> {
             schema_file: Arc::clone(self.file),
             schema_derived: false,
             handler: None,
+            cfg: None,
             description: f.description.and_then(spanned),
             description_dynamic: false,
             input_schema: f.schema.cloned(),

@@ -179,6 +179,13 @@ fn summary(r: &Report, out: &mut String) {
             );
         }
     }
+    if scan.test_files_skipped > 0 {
+        let _ = writeln!(
+            out,
+            "{} in test, benchmark and fixture folders not read (--include-tests reads them).",
+            plural(scan.test_files_skipped, "file")
+        );
+    }
     if !scan.suppressed.is_empty() {
         let _ = writeln!(
             out,

@@ -82,6 +82,7 @@ pub fn render(r: &Report) -> String {
             "tools": r.scan.tools.len(),
             "findings": r.scan.diagnostics.len(),
             "suppressed": r.scan.suppressed.len(),
+            "test_files_skipped": r.scan.test_files_skipped,
             "baseline": r.scan.baseline.map(|b| json!({"matched": b.matched, "stale": b.stale})),
             "diff_base": r.scan.diff_base.as_ref().map(|(rev, n)| json!({"rev": rev, "unchanged": n})),
             "by_severity": by_severity,

@@ -2,7 +2,7 @@
 //! separator hosts put between server and tool names.
 
 use super::{Context, Rule};
-use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::model::{Diagnostic, Severity, ToolDef, ToolFormat};
 use crate::rules::invalid_tool_name::short;
 use crate::source::Span;
 
@@ -10,12 +10,28 @@ pub struct AmbiguousNamespaceSeparator;
 
 impl Rule for AmbiguousNamespaceSeparator {
     fn check_group(&self, _cx: &Context, tools: &[&ToolDef], out: &mut Vec<Diagnostic>) {
+        // Server-side definitions only: the tools of a provider request or
+        // of an agent's own code carry names a host has already qualified
+        // (`weather__get_forecast`) on purpose.
+        let tools: Vec<&ToolDef> = tools
+            .iter()
+            .copied()
+            .filter(|t| {
+                matches!(
+                    t.format,
+                    ToolFormat::Mcp
+                        | ToolFormat::Rmcp
+                        | ToolFormat::Vscode
+                        | ToolFormat::OpenaiMcpListTools
+                ) && !t.name_is_template()
+            })
+            .collect();
         // A list in which every name has `__` was namespaced by an aggregator
         // (`github__create_issue`); there one separator is expected and only
         // a second one is ambiguous.
         let namespaced = tools.len() > 1 && tools.iter().all(|t| t.name.value.contains("__"));
         let allowed = usize::from(namespaced);
-        for &tool in tools {
+        for &tool in &tools {
             let name = &tool.name.value;
             let hits: Vec<usize> = separator_positions(name);
             if hits.len() <= allowed {

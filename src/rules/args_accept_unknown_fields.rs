@@ -16,8 +16,11 @@ impl Rule for ArgsAcceptUnknownFields {
         for t in &k.tools {
             let Some(s_ref) = t.args else { continue };
             let s = k.structure(s_ref);
-            // A flattened map collects unknown keys instead of dropping them.
-            if !s.derives("Deserialize") || s.deny_unknown_fields || s.has_flatten {
+            // A flattened map collects unknown keys instead of dropping them;
+            // with every field required, a misspelt key fails as a missing
+            // field, so nothing is dropped silently.
+            let optional = s.fields.iter().any(|f| f.optional && !f.skip);
+            if !s.derives("Deserialize") || s.deny_unknown_fields || s.has_flatten || !optional {
                 continue;
             }
             let tools: Vec<&str> = k

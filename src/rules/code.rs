@@ -76,6 +76,8 @@ pub fn is_error_exit(n: TsNode, src: &str) -> bool {
     let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
     compact.contains("Err(")
         || compact.contains("::error(")
+        || compact.contains("is_error:Some(true)")
+        || compact.contains("is_error:true")
         || compact.contains("invalid_params")
         || compact.contains("invalid_request")
         || [
@@ -118,7 +120,6 @@ pub fn default_value(n: TsNode, src: &str) -> Option<String> {
                 .map(|x| text(x, src))
                 .is_some_and(|last| last.chars().next().is_some_and(char::is_uppercase))
         }
-        "unit_expression" => true,
         "macro_invocation" => matches!(
             compact.as_str(),
             "json!({})" | "json!(null)" | "json!([])" | "vec![]" | "serde_json::json!({})"
@@ -255,4 +256,33 @@ pub fn snippet(n: TsNode, src: &str) -> String {
     } else {
         t
     }
+}
+
+/// A value that names a tool or method (`request.name`, `tool_name`): a
+/// catch-all over it is a dispatcher's "unknown tool" path, not a default.
+pub fn names_a_tool(n: TsNode, src: &str) -> bool {
+    let t = text(n, src).to_ascii_lowercase();
+    t.contains("name") || t.contains("tool") || t.contains("method")
+}
+
+/// Option values that stand for "everything" or "the default": a branch
+/// for every other value is the normal case, not a fallback.
+pub fn wildcard_literal(lit: &str) -> bool {
+    matches!(
+        lit.trim_matches('"').to_ascii_lowercase().as_str(),
+        "*" | "all" | "any" | "none" | "" | "default" | "auto" | "*.*" | "." | "-"
+    )
+}
+
+/// Does `body` use the value `subject` names (a catch-all that keeps the
+/// value as data: `other => Custom(other)`, `_ => name.to_string()`)?
+pub fn uses_subject(body: TsNode, subject: TsNode, src: &str) -> bool {
+    let names: Vec<String> = ts::identifiers(subject, src)
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n != "self")
+        .collect();
+    ts::identifiers(body, src)
+        .iter()
+        .any(|(n, _)| names.contains(n))
 }

@@ -16,6 +16,9 @@ impl Rule for DuplicateToolName {
                 first.insert(&tool.name.value, tool);
                 continue;
             };
+            if !earlier.coexists_with(tool) || tool.name_is_template() {
+                continue;
+            }
             let place = if std::ptr::eq(earlier.name_file.as_ref(), tool.name_file.as_ref()) {
                 "this tool list".to_string()
             } else {

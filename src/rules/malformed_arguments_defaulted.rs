@@ -7,6 +7,7 @@ use super::code::{default_value, is_error_exit, snippet};
 use super::{Context, Rule};
 use crate::model::{Diagnostic, Severity};
 use crate::rust::ts::{self, field, span, text};
+use crate::rust::values;
 use crate::rust::{Candidate, FnView, Need};
 use crate::source::Span;
 
@@ -24,17 +25,13 @@ impl Rule for MalformedArgumentsDefaulted {
             let Some(input) = ts::call_args(call).into_iter().next() else {
                 continue;
             };
-            let lower = text(input, f.src).to_ascii_lowercase();
-            let named = [
-                "argument",
-                "args",
-                "input",
-                "params",
-                "parameters",
-                "tool_call",
-            ]
-            .iter()
-            .any(|w| lower.contains(w));
+            // `serde_json::from_value::<Value>(v)` cannot fail.
+            if name == "from_value"
+                && values::turbofish(call, f.src).is_some_and(|(t, _)| t.ends_with("Value"))
+            {
+                continue;
+            }
+            let named = names_arguments(text(input, f.src));
             let mask = f.mask(input);
             if !named && mask == 0 && !cx.all {
                 continue;
@@ -42,10 +39,17 @@ impl Rule for MalformedArgumentsDefaulted {
             let Some((at, default)) = defaulted(call, f.src) else {
                 continue;
             };
+            // The call must go ahead with the default: the value reaches a
+            // dispatch (`tool.call(args)`, `call_tool(..)`, `tool_request(..)`)
+            // or is what an arguments parser returns. A default that only
+            // fills a record, a log or a provider request is not a call.
+            if !cx.all && !dispatched(call, f) {
+                continue;
+            }
             let need = if named {
                 Need::Always
             } else {
-                Need::Args(mask)
+                Need::Tainted(mask)
             };
             let what = snippet(input, f.src);
             let diag = Diagnostic::new("M203", Severity::Warning, f.file, at)
@@ -58,6 +62,107 @@ impl Rule for MalformedArgumentsDefaulted {
             out.push(f.candidate(diag, need));
         }
     }
+}
+
+/// Does the text name tool-call arguments (`call.arguments`, `raw_args`,
+/// `tool_input`), as words, not as parts of `input_schema`?
+fn names_arguments(t: &str) -> bool {
+    let words: Vec<String> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let has = |w: &str| words.iter().any(|x| x == w);
+    if has("schema") || has("parameters_schema") {
+        return false;
+    }
+    [
+        "arguments",
+        "args",
+        "input",
+        "params",
+        "parameters",
+        "tool_call",
+        "toolcall",
+    ]
+    .iter()
+    .any(|w| has(w))
+        || words
+            .iter()
+            .any(|w| w.ends_with("args") || w.ends_with("arguments"))
+}
+
+/// Names of calls that run a tool with the arguments they are given.
+const SINKS: &[&str] = &[
+    "call",
+    "call_tool",
+    "execute",
+    "execute_tool",
+    "invoke",
+    "invoke_tool",
+    "run",
+    "run_tool",
+    "dispatch",
+    "dispatch_tool",
+    "handle",
+    "handle_call",
+    "handle_tool_call",
+    "tool_request",
+    "call_function",
+    "with_arguments",
+    "spawn_tool",
+];
+
+/// Does the defaulted value go on to run a tool: passed to a sink in the
+/// same function (directly or through a `let`), or returned by a function
+/// whose name says it produces arguments (`parse_args`)?
+fn dispatched(call: TsNode, f: &FnView) -> bool {
+    let src = f.src;
+    // The expression the default belongs to, up to its statement.
+    let mut top = call;
+    let mut bound: Option<String> = None;
+    for _ in 0..8 {
+        let Some(p) = top.parent() else { break };
+        match p.kind() {
+            "let_declaration" => {
+                bound = field(p, "pattern")
+                    .filter(|x| x.kind() == "identifier")
+                    .map(|x| text(x, src).to_string());
+                break;
+            }
+            "arguments" => {
+                if let Some(c) = p.parent()
+                    && let Some((name, _)) = ts::callee(c, src)
+                    && is_sink(&name)
+                {
+                    return true;
+                }
+                top = p;
+            }
+            "block" | "expression_statement" | "function_item" => break,
+            _ => top = p,
+        }
+    }
+    let fn_name = f.fact.name.to_ascii_lowercase();
+    let returned = bound.is_none()
+        && (fn_name.contains("arg") || fn_name.contains("param") || fn_name.contains("input"));
+    if returned {
+        return true;
+    }
+    let Some(var) = bound else { return false };
+    f.flow.calls.iter().any(|c| {
+        ts::callee(*c, src).is_some_and(|(name, recv)| {
+            is_sink(&name)
+                && (ts::call_args(*c)
+                    .iter()
+                    .chain(recv.iter())
+                    .any(|a| ts::identifiers(*a, src).iter().any(|(n, _)| *n == var)))
+        })
+    })
+}
+
+fn is_sink(name: &str) -> bool {
+    SINKS.contains(&name) || name.contains("tool")
 }
 
 /// Where the parse result of `call` is replaced by a default on error, and

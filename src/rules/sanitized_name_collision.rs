@@ -62,10 +62,15 @@ impl Rule for SanitizedNameCollision {
         // sanitised form -> the first tool that has it
         let mut seen: HashMap<String, (&ToolDef, String)> = HashMap::new();
         for &tool in tools {
+            if tool.name_is_template() {
+                continue; // only known at run time
+            }
             let name = tool.name.value.as_str();
             let forms = sanitized_forms(name, limit, fold_case);
             let clash = forms.iter().find_map(|(form, how)| {
-                let (other, other_how) = seen.get(form).filter(|(o, _)| o.name.value != name)?;
+                let (other, other_how) = seen
+                    .get(form)
+                    .filter(|(o, _)| o.name.value != name && o.coexists_with(tool))?;
                 // Explain the sanitisation that changed a name, not the identity.
                 let how = if other.name.value != *form {
                     other_how

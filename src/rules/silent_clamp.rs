@@ -19,17 +19,19 @@ impl Rule for SilentClamp {
         if f.strings().any(|s| mentions_limit(&s)) {
             return;
         }
+        let mut seen = std::collections::BTreeSet::new();
         for &call in &f.flow.calls {
             let Some((name, recv)) = ts::callee(call, f.src) else {
                 continue;
             };
             let args = ts::call_args(call);
+            // Caps only: raising a value to a floor (`.max(1)`, a minimum
+            // wait) never makes the result look like more than it is.
             let (requested, bounds): (TsNode, Vec<TsNode>) =
                 match (name.as_str(), recv, args.as_slice()) {
-                    ("min" | "max" | "clamp", Some(r), bounds) if !bounds.is_empty() => {
-                        (r, bounds.to_vec())
-                    }
-                    ("min" | "max", None, [a, b]) => {
+                    ("min", Some(r), [b]) => (r, vec![*b]),
+                    ("clamp", Some(r), [_, hi]) => (r, vec![*hi]),
+                    ("min", None, [a, b]) => {
                         let a_req = f.mask(*a) != 0 && f.is_direct(*a);
                         if a_req {
                             (*a, vec![*b])
@@ -47,7 +49,8 @@ impl Rule for SilentClamp {
                 continue;
             }
             let arg = argument_name(requested, f.src);
-            if compared_elsewhere(f, &arg, &bounds) {
+            // One finding per argument and function.
+            if compared_elsewhere(f, &arg, &bounds) || !seen.insert(arg.clone()) {
                 continue;
             }
             let bound = bounds
@@ -55,11 +58,7 @@ impl Rule for SilentClamp {
                 .map(|b| format!("`{}`", snippet(*b, f.src)))
                 .collect::<Vec<_>>()
                 .join(" and ");
-            let verb = match name.as_str() {
-                "max" => "raised to at least",
-                "clamp" => "clamped to",
-                _ => "capped at",
-            };
+            let verb = "capped at";
             let at = field(call, "function")
                 .and_then(|fe| field(fe, "field"))
                 .map_or(span(call), |m| Span::new(span(m).start, span(call).end));

@@ -27,6 +27,11 @@ impl Rule for SilentTruncation {
             if !matches!(name.as_str(), "truncate" | "take") || !is_cap(*n, f) {
                 continue;
             }
+            // `.take(self.max_results)`: a configured number of results is
+            // what the tool returns, not a cut of its output.
+            if name == "take" && n.kind() == "field_expression" {
+                continue;
+            }
             let m = field(call, "function")
                 .and_then(|fe| field(fe, "field"))
                 .map_or(span(call), span);

@@ -64,11 +64,13 @@ impl Rule for UnreadDeclaredArgument {
             let Some(declared) = declared_properties(&t.def) else {
                 continue;
             };
-            if t.handler.is_none() {
+            if t.def.schema_derived || t.handler.is_none_or(|h| k.is_dispatcher(h)) {
                 continue;
             }
+            // Only when some reads are seen: a handler with none reads its
+            // arguments in a way this analysis does not follow.
             let (reads, escapes) = k.reads_of(ti);
-            if escapes {
+            if escapes || reads.is_empty() {
                 continue;
             }
             for key in declared {

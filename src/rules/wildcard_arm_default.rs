@@ -1,7 +1,9 @@
 //! M201 wildcard-arm-default: a `match` over a value the model sent whose
 //! catch-all arm turns anything unrecognised into a default.
 
-use super::code::{catch_all_arm, default_value, is_error_exit, literal_arms, snippet};
+use super::code::{
+    catch_all_arm, default_value, is_error_exit, literal_arms, names_a_tool, snippet,
+};
 use super::{Context, Rule};
 use crate::model::{Diagnostic, Severity};
 use crate::rust::ts::{field, span};
@@ -17,7 +19,7 @@ impl Rule for WildcardArmDefault {
                 continue;
             };
             let mask = f.mask(value);
-            if !cx.all && (mask == 0 || !f.is_direct(value)) {
+            if !cx.all && (mask == 0 || !f.is_direct(value)) || names_a_tool(value, f.src) {
                 continue;
             }
             let Some((arm, body)) = catch_all_arm(m, f.src) else {

@@ -94,7 +94,7 @@ const CONVERSIONS: &[&str] = &[
 ];
 
 /// Method names of a tool impl that return its input schema.
-const SCHEMA_METHODS: &[&str] = &[
+pub const SCHEMA_METHODS: &[&str] = &[
     "input_schema",
     "parameters",
     "schema",
@@ -109,15 +109,11 @@ const SCHEMA_METHODS: &[&str] = &[
 /// Associated types that name a tool's argument type.
 const ARGS_TYPES: &[&str] = &["Args", "Input", "Params", "Arguments", "Parameters"];
 
-/// Parameter types that carry a tool-call request.
+/// Parameter types of an MCP server's tool-call request.
 const REQUEST_TYPES: &[&str] = &[
     "CallToolRequestParam",
     "CallToolRequestParams",
     "CallToolRequest",
-    "ToolCall",
-    "FunctionCall",
-    "ToolInvocation",
-    "ToolCallRequest",
 ];
 
 pub struct Analyzer<'a> {
@@ -152,6 +148,7 @@ pub fn analyze(
             field_reads: Default::default(),
             candidates: Vec::new(),
             ignored_fields: Vec::new(),
+            registrations: Vec::new(),
         },
     };
     a.items(root, None, test_file, 0);
@@ -163,6 +160,16 @@ fn has_attr(item: TsNode, src: &str, pred: impl Fn(&str, &str) -> bool) -> bool 
         ts::attribute_parts(a, src).is_some_and(|(path, args)| {
             pred(ts::last_segment(&path), args.map_or("", |t| text(t, src)))
         })
+    })
+}
+
+/// The condition of a `#[cfg(..)]` on an item (not `cfg(test)`).
+fn cfg_of(item: TsNode, src: &str) -> Option<String> {
+    ts::attributes(item).into_iter().find_map(|a| {
+        let (path, args) = ts::attribute_parts(a, src)?;
+        (ts::last_segment(&path) == "cfg")
+            .then(|| args.map(|t| text(t, src).to_string()))
+            .flatten()
     })
 }
 
@@ -271,14 +278,25 @@ impl<'a> Analyzer<'a> {
             .iter()
             .find(|f| f.name == "description")
             .map(|f| f.returns.clone());
-        // A `name()` alone is not a tool; with a schema, a description or
-        // a method that runs it, the impl is one.
-        let tool_shaped = fns.iter().any(|f| {
-            f.name == "description"
-                || SCHEMA_METHODS.contains(&f.name.as_str())
-                || CALL_METHODS.contains(&f.name.as_str())
+        // A `name()` alone is not a tool (evaluations, plugins, providers
+        // and database tables have names too): it takes a description or a
+        // schema, and a method that runs it or a tool-like type or trait.
+        let described = fns
+            .iter()
+            .any(|f| f.name == "description" || SCHEMA_METHODS.contains(&f.name.as_str()));
+        let runs = fns.iter().any(|f| CALL_METHODS.contains(&f.name.as_str()));
+        let imp = &self.facts.impls[id];
+        let tool_named = [
+            imp.self_type.as_str(),
+            imp.trait_name.as_deref().unwrap_or(""),
+        ]
+        .iter()
+        .any(|n| {
+            ["Tool", "Function", "Action", "Command", "Skill"]
+                .iter()
+                .any(|w| n.contains(w))
         });
-        if !tool_shaped {
+        if !described || !(runs || tool_named) {
             return;
         }
         let name_site = match &name {
@@ -299,6 +317,8 @@ impl<'a> Analyzer<'a> {
             handler: None,
             impl_id: Some(id),
             args_type,
+            cfg: None,
+            name_file: None,
         });
     }
 
@@ -422,9 +442,12 @@ impl<'a> Analyzer<'a> {
         };
         let index = self.facts.fns.len();
         let params = params(node, src);
-        let takes_request = params
-            .iter()
-            .any(|p| REQUEST_TYPES.iter().any(|t| p.ty.contains(t)));
+        // An MCP server's `call_tool(request)`: every tool's calls pass here.
+        let takes_request = params.iter().any(|p| {
+            REQUEST_TYPES
+                .iter()
+                .any(|t| type_name(&p.ty) == *t || p.ty.contains(&format!("<{t}>")))
+        });
         let mut fact = FnFact {
             name: text(name_node, src).to_string(),
             name_span: ts::span(name_node),
@@ -433,6 +456,7 @@ impl<'a> Analyzer<'a> {
             params,
             is_test,
             takes_request,
+            cfg: cfg_of(node, src),
             ..FnFact::default()
         };
         let Some(body) = field(node, "body") else {
@@ -469,6 +493,7 @@ impl<'a> Analyzer<'a> {
         self.facts.ignored_fields.append(&mut flow.ignored_fields);
         if !is_test {
             self.rmcp_tool(node, index, &fact);
+            self.facts.registrations.append(&mut flow.registrations);
             for (tool, callees) in std::mem::take(&mut flow.dispatch) {
                 self.facts.dispatch.push(Dispatch {
                     tool,
@@ -476,7 +501,7 @@ impl<'a> Analyzer<'a> {
                     callees,
                 });
             }
-            self.take_tools(&mut flow, Some(index), impl_id);
+            self.take_tools(&mut flow, fact.cfg.clone(), impl_id);
             let view = FnView {
                 src,
                 file: self.file,
@@ -494,10 +519,10 @@ impl<'a> Analyzer<'a> {
         self.facts.fns.push(fact);
     }
 
-    fn take_tools(&mut self, flow: &mut Flow, fn_index: Option<usize>, impl_id: Option<usize>) {
+    fn take_tools(&mut self, flow: &mut Flow, cfg: Option<String>, impl_id: Option<usize>) {
         for mut t in std::mem::take(&mut flow.tools) {
             t.impl_id = impl_id;
-            let _ = fn_index;
+            t.cfg.clone_from(&cfg);
             self.facts.tools.push(t);
         }
     }
@@ -509,6 +534,16 @@ impl<'a> Analyzer<'a> {
             ts::attribute_parts(*a, src).is_some_and(|(p, _)| ts::last_segment(&p) == "tool")
         }) else {
             return;
+        };
+        // `#[tool]` and `#[rmcp::tool]` are rmcp's; `#[swiftide::tool]` and
+        // other frameworks' tool macros declare tools the same way.
+        let path = ts::attribute_parts(attr, src)
+            .map(|(p, _)| p)
+            .unwrap_or_default();
+        let format = if path == "tool" || path.starts_with("rmcp::") {
+            ToolFormat::Rmcp
+        } else {
+            ToolFormat::Rust
         };
         let args = ts::attribute_parts(attr, src)
             .and_then(|(_, a)| a)
@@ -531,6 +566,9 @@ impl<'a> Analyzer<'a> {
                 span: fact.name_span,
             }),
         };
+        // `description = SOME_CONST`: there is one, known at run time.
+        let dynamic = get("description").is_none()
+            && args.iter().any(|(k, v)| k == "description" && v.is_none());
         let description = get("description")
             .map(|(value, span)| Spanned { value, span })
             .or_else(|| {
@@ -539,7 +577,8 @@ impl<'a> Analyzer<'a> {
                     span: fact.name_span,
                 })
             })
-            .map(ValueExpr::Str);
+            .map(ValueExpr::Str)
+            .or(dynamic.then_some(ValueExpr::Unknown));
         let mut schema = None;
         let mut args_type = None;
         let mut param_fields = Vec::new();
@@ -582,11 +621,13 @@ impl<'a> Analyzer<'a> {
             description,
             schema,
             strict: None,
-            format: ToolFormat::Rmcp,
+            format,
             span: ts::span(attr),
             handler: Some(index),
             impl_id: fact.impl_id,
             args_type,
+            cfg: fact.cfg.clone(),
+            name_file: None,
         });
     }
 }
@@ -700,6 +741,132 @@ fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
     out
 }
 
+/// The type a value is made of: `Arc::new(GrepHandler)`, `Box::new(T {..})`,
+/// `T::new()`, `T::default()`, `T`.
+fn type_in(n: TsNode, src: &str) -> Option<String> {
+    const WRAPPERS: &[&str] = &[
+        "Box", "Arc", "Rc", "Some", "Ok", "RefCell", "Mutex", "RwLock", "Cow", "String", "Vec",
+    ];
+    let mut n = n;
+    for _ in 0..6 {
+        n = ts::peel(n, src);
+        match n.kind() {
+            "identifier" | "type_identifier" | "scoped_identifier" => {
+                let t = type_name(text(n, src));
+                return (t.chars().next().is_some_and(char::is_uppercase)
+                    && !WRAPPERS.contains(&t))
+                .then(|| t.to_string());
+            }
+            "struct_expression" => {
+                return field(n, "name").map(|t| type_name(text(t, src)).to_string());
+            }
+            "call_expression" => {
+                let path = ts::callee_path(n, src).map(type_name).unwrap_or("");
+                if !path.is_empty() && !WRAPPERS.contains(&path) {
+                    return path
+                        .chars()
+                        .next()
+                        .is_some_and(char::is_uppercase)
+                        .then(|| path.to_string());
+                }
+                n = *ts::call_args(n).first()?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The one call an expression is (`f(x)`, `self.f(x).await?`,
+/// `Ok(f(x))`, `{ f(x) }`, `f(x).map_err(..)`), if it is one.
+fn single_call<'t>(n: TsNode<'t>, src: &str) -> Option<TsNode<'t>> {
+    let mut n = crate::rules::code::unblock(n);
+    for _ in 0..8 {
+        match n.kind() {
+            "try_expression" | "await_expression" | "parenthesized_expression" => {
+                n = n.named_child(0)?;
+            }
+            "call_expression" => {
+                let (name, recv) = ts::callee(n, src)?;
+                let args = ts::call_args(n);
+                match (name.as_str(), recv, args.as_slice()) {
+                    ("Ok" | "Some" | "pin", None, [inner]) => n = *inner,
+                    (
+                        "map_err" | "map" | "into" | "context" | "with_context" | "unwrap"
+                        | "expect",
+                        Some(r),
+                        _,
+                    ) => n = r,
+                    _ => return Some(n),
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// What a call can reach, from how it is written.
+fn call_target(call: TsNode, recv: Option<TsNode>, src: &str) -> CallTarget {
+    if let Some(r) = recv {
+        return if r.kind() == "self" {
+            CallTarget::OwnType
+        } else {
+            CallTarget::Method
+        };
+    }
+    let Some(path) = ts::callee_path(call, src) else {
+        return CallTarget::Free;
+    };
+    let first = path.split("::").next().unwrap_or("").trim();
+    let last = type_name(path);
+    if path == "Self" {
+        CallTarget::OwnType
+    } else if last.chars().next().is_some_and(char::is_uppercase) {
+        CallTarget::Type(last.to_string())
+    } else if matches!(first, "crate" | "super" | "self") {
+        CallTarget::Free
+    } else if matches!(
+        first,
+        "std"
+            | "core"
+            | "alloc"
+            | "serde"
+            | "serde_json"
+            | "tokio"
+            | "fs"
+            | "io"
+            | "env"
+            | "process"
+            | "thread"
+            | "mem"
+            | "ptr"
+            | "cmp"
+            | "fmt"
+            | "time"
+            | "path"
+            | "str"
+            | "string"
+            | "iter"
+            | "anyhow"
+            | "futures"
+            | "chrono"
+            | "regex"
+            | "reqwest"
+            | "rmcp"
+            | "tracing"
+            | "log"
+            | "base64"
+            | "url"
+            | "uuid"
+            | "schemars"
+    ) {
+        CallTarget::External
+    } else {
+        CallTarget::Free
+    }
+}
+
 /// The expression a block evaluates to.
 fn tail_expr(block: TsNode) -> Option<TsNode> {
     let last = ts::named_children(block)
@@ -782,9 +949,12 @@ pub struct Flow<'t, 's> {
     ignored_fields: Vec<(String, Span)>,
     tools: Vec<ToolDecl>,
     dispatch: Vec<(String, Vec<String>)>,
+    registrations: Vec<Registration>,
     returns: Vec<ValueExpr>,
     /// Inside a `static`/`const` value: only tool declarations matter.
     item_only: bool,
+    /// How many `vec!` bodies deep this flow was parsed from.
+    reparse_depth: usize,
 }
 
 impl<'t, 's> Flow<'t, 's> {
@@ -811,8 +981,10 @@ impl<'t, 's> Flow<'t, 's> {
             ignored_fields: Vec::new(),
             tools: Vec::new(),
             dispatch: Vec::new(),
+            registrations: Vec::new(),
             returns: Vec::new(),
             item_only,
+            reparse_depth: 0,
         };
         for (i, p) in params.iter().enumerate().take(63) {
             let bit = 1u64 << i;
@@ -1055,7 +1227,15 @@ impl<'t, 's> Flow<'t, 's> {
                             }
                         }
                         if let Some(s) = values::schema_expr(v, src, &self.locals) {
-                            self.locals.schemas.insert(name, s);
+                            self.locals.schemas.insert(name.clone(), s);
+                        }
+                        match type_in(v, src) {
+                            Some(t) => {
+                                self.locals.types.insert(name, t);
+                            }
+                            None => {
+                                self.locals.types.remove(&name);
+                            }
                         }
                     }
                 }
@@ -1122,6 +1302,9 @@ impl<'t, 's> Flow<'t, 's> {
                 let recv = ts::callee(n, src).and_then(|(_, r)| r);
                 let recv_mask = recv.map_or(0, |r| self.mask(r));
                 let recv_direct = recv.is_some_and(|r| self.is_direct(r));
+                // `request.arguments.as_ref().and_then(|args| args.get("q"))`:
+                // the closure's parameter is the arguments object.
+                let recv_root = recv.map_or(0, |r| self.root_mask(r));
                 for a in ts::call_args(n) {
                     if a.kind() == "closure_expression"
                         && let Some(ps) = field(a, "parameters")
@@ -1132,6 +1315,9 @@ impl<'t, 's> Flow<'t, 's> {
                             let mut names = Vec::new();
                             bindings(pat, src, &mut names, 0);
                             for (name, _) in names {
+                                if recv_root != 0 {
+                                    self.roots.insert(name.clone(), recv_root);
+                                }
                                 if recv_direct {
                                     self.direct.insert(name);
                                 } else {
@@ -1184,7 +1370,8 @@ impl<'t, 's> Flow<'t, 's> {
                         && field(p, "function").map(|f| f.id()) == Some(n.id())
                 });
                 if !is_method && let Some(f) = field(n, "field") {
-                    self.field_reads.insert(text(f, src).to_string());
+                    self.field_reads
+                        .insert(text(f, src).trim_start_matches("r#").to_string());
                 }
                 self.children(n, depth);
             }
@@ -1225,14 +1412,20 @@ impl<'t, 's> Flow<'t, 's> {
         };
         let args = ts::call_args(n);
         let mut masks: Vec<u64> = Vec::new();
-        if let Some(r) = recv {
-            masks.push(self.mask(r));
+        let mut roots: Vec<u64> = Vec::new();
+        let mut direct: Vec<bool> = Vec::new();
+        for a in recv.iter().chain(args.iter()) {
+            masks.push(self.mask(*a));
+            roots.push(self.root_mask(*a));
+            direct.push(self.is_direct(*a));
         }
-        masks.extend(args.iter().map(|a| self.mask(*a)));
         self.call_facts.push(CallFact {
             callee: name.clone(),
             args: masks,
+            roots,
+            direct,
             method: recv.is_some(),
+            target: call_target(n, recv, src),
             span: ts::span(n),
         });
         // A function passed by name (`.map(format_line)`) is called too.
@@ -1246,7 +1439,14 @@ impl<'t, 's> Flow<'t, 's> {
                 self.call_facts.push(CallFact {
                     callee: p.to_string(),
                     args: Vec::new(),
+                    roots: Vec::new(),
+                    direct: Vec::new(),
                     method: false,
+                    target: if text(*a, src).starts_with("Self::") {
+                        CallTarget::OwnType
+                    } else {
+                        CallTarget::Free
+                    },
                     span: ts::span(*a),
                 });
             }
@@ -1302,7 +1502,16 @@ impl<'t, 's> Flow<'t, 's> {
                 | "parse_args"
         ) {
             let m = args.iter().fold(0, |m, a| m | self.mask(*a));
-            let ty = values::turbofish(n, src)
+            // `MemoryArgs::from_value(v)` is the type's own parser, not serde.
+            let path = ts::callee_path(n, src).unwrap_or("");
+            let own_parser = name != "deserialize"
+                && type_name(path)
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_uppercase);
+            let ty = (!own_parser)
+                .then(|| values::turbofish(n, src))
+                .flatten()
                 .or_else(|| {
                     ts::callee_path(n, src)
                         .filter(|p| {
@@ -1312,7 +1521,7 @@ impl<'t, 's> Flow<'t, 's> {
                         .map(|p| (p.to_string(), ts::span(n)))
                 })
                 .or_else(|| {
-                    self.let_type.as_ref().map(|t| {
+                    self.let_type.as_ref().filter(|_| !own_parser).map(|t| {
                         let t = inner_type(t, &["Result", "Option"]).unwrap_or(t);
                         (t.to_string(), ts::span(n))
                     })
@@ -1325,6 +1534,74 @@ impl<'t, 's> Flow<'t, 's> {
             }
         }
         self.tool_new(n);
+        self.registration(n, &name, &args);
+    }
+
+    /// `register_handler("grep_files", Arc::new(GrepFilesHandler))`,
+    /// `registry.register_tool("echo", Box::new(EchoTool))`: a tool name and
+    /// the type that handles it.
+    fn registration(&mut self, n: TsNode<'t>, name: &str, args: &[TsNode<'t>]) {
+        let lname = name.to_ascii_lowercase();
+        if !(lname.contains("register") || matches!(name, "add_tool" | "with_tool" | "tool")) {
+            return;
+        }
+        let src = self.src;
+        let Some((first, rest)) = args.split_first() else {
+            return;
+        };
+        let ValueExpr::Str(tool) = values::value_expr(*first, src, &self.locals) else {
+            return;
+        };
+        let ty = rest.iter().find_map(|a| {
+            if a.kind() == "identifier" {
+                return self.locals.types.get(text(*a, src)).cloned();
+            }
+            type_in(*a, src)
+        });
+        if let Some(ty) = ty {
+            self.registrations.push(Registration {
+                tool: tool.value,
+                name_span: tool.span,
+                handler_type: ty,
+                span: ts::span(n),
+            });
+        }
+    }
+
+    /// `vec![Tool::new(..), Tool { .. }]`: a macro body is a token tree,
+    /// so tool lists written with `vec!` are parsed again as an array
+    /// expression, and what is found there is moved back to this file.
+    fn vec_tools(&mut self, n: TsNode<'t>) {
+        const PREFIX: &str = "fn __toolaudit_vec() { ";
+        let src = self.src;
+        let Some(body) = ts::macro_body(n) else {
+            return;
+        };
+        let inner = text(body, src);
+        if !(inner.contains("Tool") || inner.contains("json!")) || self.reparse_depth > 2 {
+            return;
+        }
+        let synthetic = format!("{PREFIX}{inner} }}");
+        let Ok(tree) = super::parse(&synthetic) else {
+            return;
+        };
+        let mut flow = Flow::new(&synthetic, &[], true);
+        flow.reparse_depth = self.reparse_depth + 1;
+        flow.locals.strs = self.locals.strs.clone();
+        flow.locals.schemas = self.locals.schemas.clone();
+        let Some(block) = tree
+            .root_node()
+            .named_child(0)
+            .and_then(|f| field(f, "body"))
+        else {
+            return;
+        };
+        flow.visit(block, 0);
+        let start = ts::span(body).start;
+        for mut t in std::mem::take(&mut flow.tools) {
+            shift_decl(&mut t, start, PREFIX.len());
+            self.tools.push(t);
+        }
     }
 
     /// `format!("{}", args.limit)`: `.limit` in a token tree, not followed
@@ -1383,6 +1660,8 @@ impl<'t, 's> Flow<'t, 's> {
             handler: None,
             impl_id: None,
             args_type: None,
+            cfg: None,
+            name_file: None,
         });
     }
 
@@ -1461,12 +1740,18 @@ impl<'t, 's> Flow<'t, 's> {
             handler: None,
             impl_id: None,
             args_type: None,
+            cfg: None,
+            name_file: None,
         });
     }
 
     /// `json!({"name": .., "inputSchema": ..})`: tools in a JSON literal.
     fn macro_call(&mut self, n: TsNode<'t>) {
         let src = self.src;
+        if ts::macro_name(n, src) == "vec" {
+            self.vec_tools(n);
+            return;
+        }
         if ts::macro_name(n, src) != "json" {
             return;
         }
@@ -1496,13 +1781,22 @@ impl<'t, 's> Flow<'t, 's> {
                     NodeKind::Opaque(t) => values::value_from_text(t, d.span),
                     _ => ValueExpr::Unknown,
                 }),
-                schema: found.schema.cloned().map(SchemaExpr::Json),
+                schema: found.schema.and_then(|n| match &n.kind {
+                    // `"parameters": schema` or `"inputSchema": Self::schema()`
+                    NodeKind::Opaque(t) => match values::value_from_text(t, n.span) {
+                        ValueExpr::Call(name, span) => Some(SchemaExpr::Call(name, span)),
+                        _ => self.locals.schemas.get(t.trim()).cloned(),
+                    },
+                    _ => Some(SchemaExpr::Json(n.clone())),
+                }),
                 strict: found.strict,
                 format: found.format,
                 span: found.span.start_only(),
                 handler: None,
                 impl_id: None,
                 args_type: None,
+                cfg: None,
+                name_file: None,
             });
         }
     }
@@ -1532,15 +1826,15 @@ impl<'t, 's> Flow<'t, 's> {
             if names.is_empty() {
                 continue;
             }
+            // The arm hands the call to one function (`=> self.grep(args)`,
+            // `=> Ok(read_file(&args).await?)`): that function is the
+            // handler. An arm that does more is handler code itself.
             let mut callees = Vec::new();
-            ts::walk(val, &mut |c| {
-                if c.kind() == "call_expression"
-                    && let Some((name, _)) = ts::callee(c, src)
-                {
-                    callees.push(name);
-                }
-                true
-            });
+            if let Some(call) = single_call(val, src)
+                && let Some((name, _)) = ts::callee(call, src)
+            {
+                callees.push(name);
+            }
             for name in names {
                 arms.push((name, callees.clone()));
             }
@@ -1548,6 +1842,58 @@ impl<'t, 's> Flow<'t, 's> {
         if arms.len() >= 2 {
             self.dispatch.extend(arms);
         }
+    }
+}
+
+/// Moves the spans of a declaration found in re-parsed text (`vec!`
+/// bodies) back into the file: `at` is where the text starts in the file,
+/// `prefix` how much was put before it.
+fn shift_decl(t: &mut ToolDecl, at: usize, prefix: usize) {
+    let mv = |s: &mut Span| {
+        *s = Span::new(
+            (s.start + at).saturating_sub(prefix),
+            (s.end + at).saturating_sub(prefix),
+        );
+    };
+    fn value(v: &mut ValueExpr, mv: &dyn Fn(&mut Span)) {
+        match v {
+            ValueExpr::Str(s) => mv(&mut s.span),
+            ValueExpr::Format { span, .. }
+            | ValueExpr::Const(_, span)
+            | ValueExpr::Call(_, span) => mv(span),
+            ValueExpr::Unknown => {}
+        }
+    }
+    fn node(n: &mut Node, mv: &dyn Fn(&mut Span), depth: usize) {
+        mv(&mut n.span);
+        if depth > crate::syntax::MAX_DEPTH {
+            return;
+        }
+        match &mut n.kind {
+            NodeKind::Object(members) => {
+                for m in members {
+                    mv(&mut m.key_span);
+                    node(&mut m.value, mv, depth + 1);
+                }
+            }
+            NodeKind::Array(items) => items.iter_mut().for_each(|i| node(i, mv, depth + 1)),
+            _ => {}
+        }
+    }
+    value(&mut t.name, &mv);
+    mv(&mut t.name_site);
+    if let Some(d) = &mut t.description {
+        value(d, &mv);
+    }
+    match &mut t.schema {
+        Some(SchemaExpr::Json(n)) => node(n, &mv, 0),
+        Some(SchemaExpr::Type(_, s) | SchemaExpr::Call(_, s)) => mv(s),
+        Some(SchemaExpr::Params(fields)) => fields.iter_mut().for_each(|f| mv(&mut f.span)),
+        None => {}
+    }
+    mv(&mut t.span);
+    if let Some((_, s)) = &mut t.args_type {
+        mv(s);
     }
 }
 

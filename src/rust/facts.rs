@@ -65,6 +65,11 @@ pub struct ToolDecl {
     /// The argument type the handler deserialises into (`Parameters<T>`,
     /// a trait's `type Args = T`).
     pub args_type: Option<(String, Span)>,
+    /// The `#[cfg(..)]` condition of the function it is declared in.
+    pub cfg: Option<String>,
+    /// The file (index in the crate) `name` and `name_site` point into,
+    /// when not the declaration's own (a tool named where it is registered).
+    pub name_file: Option<usize>,
 }
 
 /// One function or method.
@@ -88,6 +93,8 @@ pub struct FnFact {
     pub returns: ValueExpr,
     pub returns_schema: Option<SchemaExpr>,
     pub is_test: bool,
+    /// The `#[cfg(..)]` condition on the function, if any.
+    pub cfg: Option<String>,
     /// Takes a tool-call request (`CallToolRequestParam`, …): a dispatcher.
     pub takes_request: bool,
     /// Says in its output that something was cut (`"[truncated]"`,
@@ -117,8 +124,31 @@ pub struct CallFact {
     pub callee: String,
     /// Masks of the arguments; for a method call the receiver comes first.
     pub args: Vec<u64>,
+    /// For each argument, the arguments-object mask when the argument is
+    /// the arguments object itself (not a value taken from it).
+    pub roots: Vec<u64>,
+    /// For each argument: is it a requested value as sent (see
+    /// `Flow::is_direct`), not one computed from it?
+    pub direct: Vec<bool>,
     pub method: bool,
+    pub target: CallTarget,
     pub span: Span,
+}
+
+/// Which functions of the crate a call may reach.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallTarget {
+    /// `self.f()`, `Self::f()`: a method of the same type.
+    OwnType,
+    /// `Type::f()`: an associated function of `Type`.
+    Type(String),
+    /// `f()` or `module::f()` within the crate (`crate::`, `super::`, a
+    /// lowercase module path).
+    Free,
+    /// `x.f()` on another value: any method of that name.
+    Method,
+    /// `std::fs::read()`, `serde_json::from_str()`: outside the crate.
+    External,
 }
 
 #[derive(Clone, Debug)]
@@ -195,9 +225,13 @@ pub struct Dispatch {
 /// What a code rule needs before it may fire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Need {
-    /// The flagged value comes from these parameters of its function: it
-    /// fires when one of them carries tool arguments.
+    /// The flagged value is one of these parameters of its function as sent
+    /// (or a field, key or conversion of it): it fires when one of them
+    /// receives a tool argument as sent, at every call on the way.
     Args(u64),
+    /// The flagged value depends on these parameters: it fires when one of
+    /// them carries anything computed from tool arguments.
+    Tainted(u64),
     /// The function is on the tool-call surface (a handler or a function it
     /// calls).
     Surface,
@@ -206,7 +240,7 @@ pub enum Need {
 }
 
 /// When a candidate is dropped even on the surface.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Quiet {
     #[default]
     Never,
@@ -215,6 +249,11 @@ pub enum Quiet {
     IfToolDocumentsBound,
     /// A function that calls it marks the truncation in the output.
     IfCallerMarksTruncation,
+    /// Unless the tools that reach it (or, when none is known, the crate's
+    /// tools that declare it) require this argument: a missing optional
+    /// string may well take a default, and a model sends strings for
+    /// string parameters.
+    UnlessRequired(String),
 }
 
 /// A finding of a code rule, kept until the crate knows which functions
@@ -242,4 +281,15 @@ pub struct FileFacts {
     pub candidates: Vec<Candidate>,
     /// Fields bound to `_`-prefixed names in a pattern: (field, span).
     pub ignored_fields: Vec<(String, Span)>,
+    /// `register_tool("echo", Box::new(EchoTool))` and the like.
+    pub registrations: Vec<Registration>,
+}
+
+/// A tool name registered with the type that handles it.
+#[derive(Clone, Debug)]
+pub struct Registration {
+    pub tool: String,
+    pub name_span: Span,
+    pub handler_type: String,
+    pub span: Span,
 }

@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use super::analyze::{CALL_METHODS, synth};
+use super::analyze::{CALL_METHODS, SCHEMA_METHODS, synth};
 use super::facts::*;
 use super::values::type_name;
 use crate::model::{Diagnostic, Handler, Label, SchemaKind, Spanned, ToolDef};
@@ -42,12 +42,33 @@ pub struct Crate {
     pub tools: Vec<CodeTool>,
     /// Every field name read anywhere in the crate.
     pub field_reads: BTreeSet<String>,
-    /// Functions on the tool-call surface, with the parameters that carry
-    /// tool arguments and the tools whose handlers reach them.
-    pub surface: HashMap<FnRef, (u64, BTreeSet<usize>)>,
+    /// Functions on the tool-call surface.
+    pub surface: HashMap<FnRef, Reach>,
+}
+
+/// How a function is on the tool-call surface.
+#[derive(Clone, Debug, Default)]
+pub struct Reach {
+    /// Parameters that carry values from tool arguments.
+    pub taint: u64,
+    /// Parameters that receive a tool argument as sent (not computed).
+    pub direct: u64,
+    /// Parameters that hold the arguments object itself (so their key reads
+    /// are reads of the tool's top-level arguments).
+    pub roots: u64,
+    /// The tools whose handlers reach the function.
+    pub tools: BTreeSet<usize>,
 }
 
 impl Crate {
+    /// Does `f` dispatch on tool names (so its code serves every tool)?
+    pub fn is_dispatcher(&self, f: FnRef) -> bool {
+        self.files[f.file]
+            .dispatch
+            .iter()
+            .any(|d| d.fn_index == f.index)
+    }
+
     pub fn fact(&self, f: FnRef) -> &FnFact {
         &self.files[f.file].fns[f.index]
     }
@@ -65,21 +86,21 @@ impl Crate {
     pub fn reads_of(&self, tool: usize) -> (Vec<(FnRef, &KeyRead)>, bool) {
         let mut reads = Vec::new();
         let mut escapes = false;
-        for (f, (mask, tools)) in &self.surface {
+        for (f, reach) in &self.surface {
             // A dispatcher's reads (`request["name"]`) belong to no one tool.
             let dispatcher = self.files[f.file]
                 .dispatch
                 .iter()
                 .any(|d| d.fn_index == f.index);
-            if !tools.contains(&tool) || dispatcher {
+            if !reach.tools.contains(&tool) || dispatcher || reach.roots == 0 {
                 continue;
             }
             let fact = self.fact(*f);
-            escapes |= fact.escapes & mask != 0;
+            escapes |= fact.escapes & reach.roots != 0;
             reads.extend(
                 fact.key_reads
                     .iter()
-                    .filter(|r| r.mask & mask != 0)
+                    .filter(|r| r.mask & reach.roots != 0)
                     .map(|r| (*f, r)),
             );
         }
@@ -96,8 +117,11 @@ struct Index<'a> {
 }
 
 /// A schema node, the file its spans point into, and the struct it was
-/// derived from, if any.
+/// derived from, if any ([`PARAMS`] for rmcp `#[tool(param)]` parameters).
 type ResolvedSchema = (Node, usize, Option<(usize, usize)>);
+
+/// The "struct" of a schema derived from a method's parameters.
+const PARAMS: (usize, usize) = (usize::MAX, usize::MAX);
 
 /// A resolved name: its text, holes, and where it is written.
 struct Name {
@@ -139,6 +163,68 @@ impl<'a> Index<'a> {
         match self.fns.get(name) {
             Some(v) if v.len() <= MAX_SAME_NAME => v,
             _ => &[],
+        }
+    }
+
+    fn self_type(&self, f: FnRef) -> Option<&str> {
+        let fact = &self.files[f.file].fns[f.index];
+        fact.impl_id
+            .map(|i| self.files[f.file].impls[i].self_type.as_str())
+    }
+
+    /// The functions of the crate `call` (made in `caller`) may reach, as
+    /// far as its form tells: a method of the same type, of a named type, a
+    /// free function, or a method of another value when the name is unique.
+    fn targets(&self, call: &CallFact, caller: FnRef) -> Vec<FnRef> {
+        let Some(all) = self.fns.get(call.callee.as_str()) else {
+            return Vec::new();
+        };
+        let has_self = |r: &FnRef| {
+            self.files[r.file].fns[r.index]
+                .params
+                .first()
+                .is_some_and(|p| p.is_self)
+        };
+        let picked: Vec<FnRef> = match &call.target {
+            CallTarget::External => Vec::new(),
+            CallTarget::OwnType => {
+                let own = self.self_type(caller);
+                all.iter()
+                    .filter(|r| own.is_some() && self.self_type(**r) == own)
+                    .copied()
+                    .collect()
+            }
+            CallTarget::Type(t) => all
+                .iter()
+                .filter(|r| self.self_type(**r) == Some(t.as_str()))
+                .copied()
+                .collect(),
+            CallTarget::Free => {
+                let free: Vec<FnRef> = all.iter().filter(|r| !has_self(r)).copied().collect();
+                let same_file: Vec<FnRef> = free
+                    .iter()
+                    .filter(|r| r.file == caller.file)
+                    .copied()
+                    .collect();
+                if same_file.is_empty() {
+                    free
+                } else {
+                    same_file
+                }
+            }
+            CallTarget::Method => {
+                let methods: Vec<FnRef> = all.iter().filter(|r| has_self(r)).copied().collect();
+                if methods.len() == 1 {
+                    methods
+                } else {
+                    Vec::new()
+                }
+            }
+        };
+        if picked.len() > MAX_SAME_NAME {
+            Vec::new()
+        } else {
+            picked
         }
     }
 
@@ -239,7 +325,8 @@ impl<'a> Index<'a> {
             }
             SchemaExpr::Params(fields) => {
                 let at = fields.first().map_or(Span::default(), |f| f.span);
-                Some((struct_schema(fields, false, at), file, None))
+                // Derived, but from parameters rather than a struct.
+                Some((struct_schema(fields, false, at), file, Some(PARAMS)))
             }
             SchemaExpr::Call(name, _) => {
                 let fns = self.fns.get(name.as_str())?;
@@ -277,19 +364,36 @@ fn json_type(ty: &str) -> Option<&'static str> {
     })
 }
 
+/// The members of the schema schemars writes for a Rust type: its `type`,
+/// and for sequences their `items` (`{}` when the element type is not
+/// known here).
+fn type_schema(ty: &str, at: Span, depth: usize) -> Vec<Member> {
+    let Some(t) = json_type(ty) else {
+        return Vec::new();
+    };
+    let mut members = vec![member("type", synth(NodeKind::String(t.into()), at), at)];
+    if t == "array" {
+        let inner = ty
+            .split_once('<')
+            .and_then(|(_, r)| r.rsplit_once('>'))
+            .map(|(i, _)| i.trim())
+            .unwrap_or("");
+        let item = if depth < 8 {
+            type_schema(inner, at, depth + 1)
+        } else {
+            Vec::new()
+        };
+        members.push(member("items", synth(NodeKind::Object(item), at), at));
+    }
+    members
+}
+
 /// The input schema schemars derives from fields: spans point at the fields.
 fn struct_schema(fields: &[FieldFact], closed: bool, at: Span) -> Node {
     let mut props = Vec::new();
     let mut required = Vec::new();
     for f in fields.iter().filter(|f| !f.skip && !f.flatten) {
-        let mut members = Vec::new();
-        if let Some(t) = json_type(&f.ty) {
-            members.push(member(
-                "type",
-                synth(NodeKind::String(t.into()), f.span),
-                f.span,
-            ));
-        }
+        let mut members = type_schema(&f.ty, f.span, 0);
         if let Some(d) = &f.description {
             members.push(member(
                 "description",
@@ -334,12 +438,15 @@ fn member(key: &str, value: Node, at: Span) -> Member {
 /// Links one crate. `group` names the tool list the crate's tools form;
 /// `own_group` says which files form lists of their own (examples).
 pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) -> bool) -> Crate {
+    let mut files = files;
+    add_registered_tools(&mut files);
     let idx = Index::new(&files);
     let mut tools = Vec::new();
     let mut seen: BTreeSet<(String, usize, usize)> = BTreeSet::new();
     for (fi, f) in files.iter().enumerate() {
         for decl in &f.tools {
-            let Some(name) = idx.resolve_name(&decl.name, fi, decl.impl_id, 0) else {
+            let name_fi = decl.name_file.unwrap_or(fi);
+            let Some(name) = idx.resolve_name(&decl.name, name_fi, decl.impl_id, 0) else {
                 continue; // a name only known at run time: say nothing
             };
             // One declaration per name and place (a trait tool is also
@@ -357,6 +464,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                 .handler
                 .map(|index| FnRef { file: fi, index })
                 .or_else(|| dispatch_handler(&idx, &name.value))
+                .or_else(|| registered_handler(&idx, &name.value))
                 .or_else(|| {
                     decl.impl_id.and_then(|id| {
                         CALL_METHODS.iter().find_map(|m| {
@@ -389,21 +497,31 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                 span: if d.file == fi { d.span } else { decl.name_site },
             });
             let mut via = Vec::new();
-            if name.file != fi || !decl.name_site_contains(name.span) {
+            if name.file != name_fi || !decl.name_site_contains(name.span) {
                 via.push(Label {
-                    file: Arc::clone(file),
+                    file: Arc::clone(&files[name_fi].file),
                     span: decl.name_site,
                     message: "used as the tool name here".into(),
                 });
             }
+            let schema = schema.filter(|(n, _, _)| !matches!(n.kind, NodeKind::Opaque(_)));
             let (input_schema, schema_file, derived) = match schema {
                 Some((node, sf, from)) => (Some(node), Arc::clone(&files[sf].file), from.is_some()),
                 None => (None, Arc::clone(file), false),
             };
+            // Tools offered together: an rmcp router (one impl), else the
+            // tools declared in one file. Across files, a crate may hold
+            // several independent tool sets (agents, tests, providers).
             let group = if own_group(file) {
                 format!("{}#rust", file.display)
+            } else if decl.format == crate::model::ToolFormat::Rmcp {
+                format!(
+                    "{group}#{}#impl{}",
+                    file.display,
+                    decl.impl_id.unwrap_or(usize::MAX)
+                )
             } else {
-                group.to_string()
+                format!("{group}#{}", file.display)
             };
             tools.push(CodeTool {
                 def: ToolDef {
@@ -427,6 +545,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                             name: fact.name.clone(),
                         }
                     }),
+                    cfg: decl.cfg.clone(),
                     strict: decl.strict,
                     format: decl.format,
                     file: Arc::clone(file),
@@ -460,10 +579,96 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
     }
 }
 
+/// A type registered under a name (`register_tool("echo", Box::new(Echo))`)
+/// whose impl describes a tool (`fn description`, `fn input_schema`) but
+/// names none: the registration names it.
+fn add_registered_tools(files: &mut [FileFacts]) {
+    let declared: BTreeSet<String> = files
+        .iter()
+        .flat_map(|f| &f.tools)
+        .filter_map(|t| match &t.name {
+            ValueExpr::Str(s) => Some(s.value.clone()),
+            _ => None,
+        })
+        .collect();
+    let regs: Vec<(usize, Registration)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.registrations.iter().map(move |r| (i, r.clone())))
+        .filter(|(_, r)| !declared.contains(&r.tool))
+        .collect();
+    for (fi, reg) in regs {
+        // The impl of the registered type with a description or schema.
+        let found = files.iter().enumerate().find_map(|(ii, f)| {
+            f.impls.iter().enumerate().find_map(|(id, imp)| {
+                if imp.self_type != reg.handler_type {
+                    return None;
+                }
+                let fns: Vec<&FnFact> = f.fns.iter().filter(|x| x.impl_id == Some(id)).collect();
+                let description = fns
+                    .iter()
+                    .find(|x| x.name == "description")
+                    .map(|x| x.returns.clone());
+                let schema = fns
+                    .iter()
+                    .find(|x| SCHEMA_METHODS.contains(&x.name.as_str()))
+                    .and_then(|x| x.returns_schema.clone());
+                (description.is_some() || schema.is_some()).then_some((ii, id, description, schema))
+            })
+        });
+        let Some((ii, id, description, schema)) = found else {
+            continue;
+        };
+        // Declared where the impl is, so the impl's methods handle it; named
+        // where it is registered.
+        files[ii].tools.push(ToolDecl {
+            name: ValueExpr::Str(Spanned {
+                value: reg.tool.clone(),
+                span: reg.name_span,
+            }),
+            name_site: reg.name_span,
+            description,
+            schema,
+            strict: None,
+            format: crate::model::ToolFormat::Rust,
+            span: reg.span.start_only(),
+            handler: None,
+            impl_id: Some(id),
+            args_type: None,
+            cfg: None,
+            name_file: (ii != fi).then_some(fi),
+        });
+    }
+}
+
 impl ToolDecl {
     fn name_site_contains(&self, span: Span) -> bool {
         self.name_site.start <= span.start && span.end <= self.name_site.end
     }
+}
+
+/// The call-like method of the type registered for `tool`
+/// (`register_handler("grep_files", Arc::new(GrepFilesHandler))`).
+fn registered_handler(idx: &Index, tool: &str) -> Option<FnRef> {
+    let ty = idx
+        .files
+        .iter()
+        .flat_map(|f| &f.registrations)
+        .find(|r| r.tool == tool)?
+        .handler_type
+        .clone();
+    type_method(idx, &ty, CALL_METHODS)
+}
+
+/// The first method named one of `names` of an impl of `ty` in the crate.
+fn type_method(idx: &Index, ty: &str, names: &[&str]) -> Option<FnRef> {
+    names.iter().find_map(|m| {
+        idx.fns
+            .get(m)?
+            .iter()
+            .copied()
+            .find(|r| idx.self_type(*r) == Some(ty))
+    })
 }
 
 /// The function a name dispatch sends `tool` to: the first function called
@@ -477,7 +682,12 @@ fn dispatch_handler(idx: &Index, tool: &str) -> Option<FnRef> {
     let callee = d.callees.iter().find_map(|c| {
         let fns = idx.callees(c);
         fns.iter()
-            .find(|r| r.file == fi)
+            .find(|r| {
+                r.file == fi
+                    && idx.files[r.file].fns[r.index].impl_id.is_some()
+                        == idx.files[fi].fns[d.fn_index].impl_id.is_some()
+            })
+            .or_else(|| fns.iter().find(|r| r.file == fi))
             .or_else(|| (fns.len() == 1).then(|| &fns[0]))
             .copied()
     });
@@ -497,41 +707,74 @@ fn input_params(f: &FnFact) -> u64 {
         .fold(0, |m, (i, _)| m | (1 << i))
 }
 
+/// Logging, auditing and metrics: what they do with arguments does not
+/// reach the model, so the surface does not go into them.
+fn side_channel(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "audit",
+        "log_",
+        "_log",
+        "logging",
+        "trace",
+        "metric",
+        "telemetry",
+        "summary",
+        "debug_",
+        "emit_event",
+        "record_",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+        || n == "log"
+}
+
 /// Handlers and dispatchers, then what they call, up to [`MAX_CALL_DEPTH`]:
-/// each function with the parameters that carry tool arguments and the
-/// tools that reach it.
-fn surface(idx: &Index, tools: &[CodeTool]) -> HashMap<FnRef, (u64, BTreeSet<usize>)> {
-    let mut out: HashMap<FnRef, (u64, BTreeSet<usize>)> = HashMap::new();
+/// each function with the parameters that carry tool arguments, those that
+/// hold the arguments object, and the tools that reach it. A tool's reach
+/// stops at another tool's handler.
+fn surface(idx: &Index, tools: &[CodeTool]) -> HashMap<FnRef, Reach> {
+    let mut out: HashMap<FnRef, Reach> = HashMap::new();
     let mut frontier: Vec<FnRef> = Vec::new();
-    let add = |out: &mut HashMap<FnRef, (u64, BTreeSet<usize>)>,
-               f: FnRef,
-               mask: u64,
-               tool: Option<usize>| {
-        let e = out.entry(f).or_default();
-        let before = (e.0, e.1.len());
-        e.0 |= mask;
-        if let Some(t) = tool {
-            e.1.insert(t);
-        }
-        before != (e.0, e.1.len())
-    };
+    let add =
+        |out: &mut HashMap<FnRef, Reach>, f: FnRef, flow: (u64, u64, u64), tools: &[usize]| {
+            let e = out.entry(f).or_default();
+            let before = (e.taint, e.direct, e.roots, e.tools.len());
+            e.taint |= flow.0;
+            e.direct |= flow.1;
+            e.roots |= flow.2;
+            e.tools.extend(tools.iter().copied());
+            before != (e.taint, e.direct, e.roots, e.tools.len())
+        };
+    let handlers: BTreeSet<FnRef> = tools.iter().filter_map(|t| t.handler).collect();
     for (ti, t) in tools.iter().enumerate() {
         if let Some(h) = t.handler {
             let fact = &idx.files[h.file].fns[h.index];
-            if add(&mut out, h, input_params(fact), Some(ti)) {
+            // A handler's input is the arguments: keys it reads from them
+            // (`args.get(..)`, `request.arguments[..]`) are the tool's.
+            let input = input_params(fact);
+            if add(&mut out, h, (input, input, input), &[ti]) {
                 frontier.push(h);
             }
         }
     }
-    // Dispatchers (`call_tool(request)`) and name matches are handler code too.
+    // Dispatchers are handler code too: an MCP server's `call_tool(request)`
+    // and a `match` on the names of the crate's tools.
+    let names: BTreeSet<&str> = tools.iter().map(|t| t.def.name.value.as_str()).collect();
     for (fi, f) in idx.files.iter().enumerate() {
-        let dispatchers: BTreeSet<usize> = f.dispatch.iter().map(|d| d.fn_index).collect();
+        let dispatchers: BTreeSet<usize> = f
+            .dispatch
+            .iter()
+            .filter(|d| names.contains(d.tool.as_str()))
+            .map(|d| d.fn_index)
+            .collect();
         for (i, func) in f.fns.iter().enumerate() {
             if func.is_test || !(func.takes_request || dispatchers.contains(&i)) {
                 continue;
             }
             let r = FnRef { file: fi, index: i };
-            if add(&mut out, r, input_params(func), None) {
+            let input = input_params(func);
+            if add(&mut out, r, (input, input, input), &[]) {
                 frontier.push(r);
             }
         }
@@ -539,29 +782,43 @@ fn surface(idx: &Index, tools: &[CodeTool]) -> HashMap<FnRef, (u64, BTreeSet<usi
     for _ in 0..MAX_CALL_DEPTH {
         let mut next = Vec::new();
         for f in frontier {
-            let (mask, reach) = out[&f].clone();
+            let reach = out[&f].clone();
             let fact = &idx.files[f.file].fns[f.index];
             for call in &fact.calls {
-                for &callee in idx.callees(&call.callee) {
+                for callee in idx.targets(call, f) {
                     let target = &idx.files[callee.file].fns[callee.index];
-                    if target.is_test {
+                    if target.is_test || side_channel(&target.name) {
                         continue;
                     }
                     // Map argument positions to the callee's parameters.
                     let has_self = target.params.first().is_some_and(|p| p.is_self);
                     let offset = usize::from(call.method && !has_self);
-                    let mut m = 0u64;
-                    for (pos, am) in call.args.iter().enumerate().skip(offset) {
-                        let param = pos - offset + usize::from(!call.method && has_self);
-                        if am & mask != 0 && param < 63 {
-                            m |= 1 << param;
+                    let shift = usize::from(!call.method && has_self);
+                    let (mut taint, mut direct, mut roots) = (0u64, 0u64, 0u64);
+                    for pos in offset..call.args.len() {
+                        let param = pos - offset + shift;
+                        if param >= 63 {
+                            break;
+                        }
+                        if call.args[pos] & reach.taint != 0 {
+                            taint |= 1 << param;
+                        }
+                        if call.args[pos] & reach.direct != 0
+                            && call.direct.get(pos).copied().unwrap_or(false)
+                        {
+                            direct |= 1 << param;
+                        }
+                        if call.roots.get(pos).is_some_and(|r| r & reach.roots != 0) {
+                            roots |= 1 << param;
                         }
                     }
-                    let mut changed = add(&mut out, callee, m, None);
-                    for &t in &reach {
-                        changed |= add(&mut out, callee, 0, Some(t));
-                    }
-                    if changed {
+                    // Another tool's handler is that tool's, not this one's.
+                    let tools: Vec<usize> = if handlers.contains(&callee) {
+                        Vec::new()
+                    } else {
+                        reach.tools.iter().copied().collect()
+                    };
+                    if add(&mut out, callee, (taint, direct, roots), &tools) {
                         next.push(callee);
                     }
                 }
@@ -593,17 +850,38 @@ pub fn findings(k: &mut Crate, all: bool) -> Vec<Diagnostic> {
             };
             let on_surface = match (k.surface.get(&r), c.need) {
                 (_, Need::Always) | (Some(_), Need::Surface) => true,
-                (Some((mask, _)), Need::Args(m)) => mask & m != 0,
+                (Some(reach), Need::Args(m)) => reach.direct & m != 0,
+                (Some(reach), Need::Tainted(m)) => reach.taint & m != 0,
                 (None, _) => false,
             };
             if !(all || on_surface) {
                 continue;
             }
-            let quiet = match c.quiet {
+            let quiet = match &c.quiet {
                 Quiet::Never => false,
-                Quiet::IfToolDocumentsBound => k.surface.get(&r).is_some_and(|(_, tools)| {
-                    tools.iter().any(|t| documents_bound(&k.tools[*t].def))
+                Quiet::IfToolDocumentsBound => k.surface.get(&r).is_some_and(|reach| {
+                    reach
+                        .tools
+                        .iter()
+                        .any(|t| documents_bound(&k.tools[*t].def))
                 }),
+                Quiet::UnlessRequired(key) => {
+                    let reaching: Vec<usize> = k
+                        .surface
+                        .get(&r)
+                        .map(|reach| reach.tools.iter().copied().collect())
+                        .unwrap_or_default();
+                    let tools: Vec<&ToolDef> = if reaching.is_empty() {
+                        k.tools
+                            .iter()
+                            .map(|t| &t.def)
+                            .filter(|t| declares(t, key))
+                            .collect()
+                    } else {
+                        reaching.iter().map(|t| &k.tools[*t].def).collect()
+                    };
+                    !tools.iter().any(|t| requires(t, key))
+                }
                 Quiet::IfCallerMarksTruncation => {
                     let name = &f.fns[c.fn_index].name;
                     callers_mark(&k.files, name)
@@ -675,4 +953,21 @@ fn callers_mark(files: &[FileFacts], name: &str) -> bool {
             .iter()
             .any(|func| func.marks_truncation && func.calls.iter().any(|c| c.callee == name))
     })
+}
+
+/// Does a tool's input schema declare `key`?
+fn declares(t: &ToolDef, key: &str) -> bool {
+    t.input_schema
+        .as_ref()
+        .and_then(|s| s.get("properties"))
+        .is_some_and(|p| p.get(key).is_some())
+}
+
+/// Does a tool's input schema require `key`?
+fn requires(t: &ToolDef, key: &str) -> bool {
+    t.input_schema
+        .as_ref()
+        .and_then(|s| s.get("required"))
+        .and_then(Node::items)
+        .is_some_and(|r| r.iter().any(|n| n.as_str() == Some(key)))
 }

@@ -39,6 +39,8 @@ pub fn format_holes(template: &str) -> Vec<(usize, usize)> {
 pub struct Locals {
     pub strs: HashMap<String, ValueExpr>,
     pub schemas: HashMap<String, SchemaExpr>,
+    /// The type a local is made of (`let h = Arc::new(GrepHandler)`).
+    pub types: HashMap<String, String>,
 }
 
 /// The value of a string-valued expression.
@@ -53,6 +55,35 @@ pub fn value_expr(n: TsNode, src: &str, locals: &Locals) -> ValueExpr {
             None => ValueExpr::Unknown,
         },
         "macro_invocation" if ts::macro_name(n, src) == "format" => format_expr(n, src),
+        // `indoc! {"…"}`, `concat!("a", "b")`: text known at compile time.
+        "macro_invocation"
+            if matches!(
+                ts::macro_name(n, src),
+                "indoc" | "concat" | "formatdoc" | "include_str"
+            ) =>
+        {
+            let body = ts::macro_body(n);
+            let lits: Vec<TsNode> = body
+                .map(ts::children)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|t| matches!(t.kind(), "string_literal" | "raw_string_literal"))
+                .collect();
+            let others = body.map(ts::named_children).unwrap_or_default().len() > lits.len();
+            match lits.first() {
+                Some(first) if !others && ts::macro_name(n, src) != "include_str" => {
+                    let value: String = lits
+                        .iter()
+                        .filter_map(|l| ts::string_value(*l, src))
+                        .collect();
+                    ValueExpr::Str(Spanned {
+                        value,
+                        span: ts::span(*first),
+                    })
+                }
+                _ => ValueExpr::Unknown,
+            }
+        }
         "identifier" => {
             let name = text(n, src);
             if let Some(v) = locals.strs.get(name) {

@@ -134,3 +134,21 @@ fn readme_lists_every_rule_and_target() {
         );
     }
 }
+
+/// The sample output in README.md is the current output: its summary is
+/// what `scan examples` prints now (refresh with
+/// `cargo run -q -- scan examples --color never | python3 scripts/readme-sample.py`).
+#[test]
+fn readme_sample_output_is_current() {
+    let out = super::util::bin()
+        .args(["scan", "examples", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let summary = &text[text.find("Summary\n").expect("a summary")..];
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(summary.trim_end()),
+        "README.md's sample is stale; refresh it with scripts/readme-sample.py:\n{summary}"
+    );
+}

@@ -170,3 +170,155 @@ fn test_code_is_not_read() {
     let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(v["tools"], serde_json::json!([]));
 }
+
+fn crate_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"t\"\n").unwrap();
+    for (name, text) in files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn tools_in(dir: &Path) -> Vec<Value> {
+    let out = bin()
+        .arg("tools")
+        .arg(dir)
+        .args(["--format", "json"])
+        .assert()
+        .code(0);
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    v["tools"].as_array().unwrap().clone()
+}
+
+/// `vec![Tool::new(..), ..]` is a macro: its body is parsed again, and the
+/// tools found keep exact positions in the file.
+#[test]
+fn tools_listed_in_vec_macros_are_found_at_their_positions() {
+    let lib = r#"use std::sync::Arc;
+
+pub fn list_tools() -> Vec<Tool> {
+    vec![
+        Tool::new("read.file", "Read a file", Arc::new(serde_json::from_value(json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path", "encoding"]
+        })).unwrap())),
+        Tool::new("list_dir", "List a directory", Arc::new(JsonObject::new())),
+    ]
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_in(dir.path());
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["read.file", "list_dir"]);
+    let found = scan(&[dir.path()], &["N101", "S103"], &[]).diagnostics;
+    let at: Vec<(String, usize, usize, &str)> = found
+        .iter()
+        .map(|d| {
+            let lc = d.file.line_col(d.span.start);
+            (d.code.to_string(), lc.line, lc.column, d.file.slice(d.span))
+        })
+        .collect();
+    assert_eq!(
+        at,
+        [
+            ("N101".to_string(), 5, 19, "\"read.file\""),
+            ("S103".to_string(), 8, 34, "\"encoding\""),
+        ],
+        "{}",
+        describe(&found)
+    );
+}
+
+/// A hand-rolled server that registers handler types by name: the name
+/// comes from the registration, description, schema and handler from the
+/// type's impl.
+#[test]
+fn registered_tool_types_are_tools_with_handlers() {
+    let tools_rs = r#"use serde_json::{Value, json};
+
+pub trait ToolHandler {
+    fn description(&self) -> String;
+    fn input_schema(&self) -> Value;
+    fn call(&self, args: Value) -> Result<String, String>;
+}
+
+pub struct EchoTool;
+
+impl ToolHandler for EchoTool {
+    fn description(&self) -> String {
+        "Echo the text back".to_string()
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    }
+
+    fn call(&self, args: Value) -> Result<String, String> {
+        Ok(args.get("text").and_then(|t| t.as_str()).unwrap_or("No text provided").to_string())
+    }
+}
+"#;
+    let main_rs = r#"mod tools;
+
+fn main() {
+    let mut registry = Registry::default();
+    registry.register_tool("echo", Box::new(tools::EchoTool));
+}
+"#;
+    let dir = crate_with(&[("src/tools.rs", tools_rs), ("src/main.rs", main_rs)]);
+    let tools = tools_in(dir.path());
+    assert_eq!(tools.len(), 1, "{tools:#?}");
+    assert_eq!(tools[0]["name"], "echo");
+    assert_eq!(tools[0]["description"], "Echo the text back");
+    assert_eq!(tools[0]["parameters"], serde_json::json!(["text"]));
+    assert_eq!(tools[0]["handler"]["function"], "call");
+    // The required `text` defaulted when missing is reported.
+    let found = scan(&[dir.path()], &["M202"], &[]).diagnostics;
+    assert_eq!(found.len(), 1, "{}", describe(&found));
+    assert!(found[0].message.starts_with("`text` that fails `as_str`"));
+}
+
+/// Test, benchmark and fixture folders are not read unless asked, and the
+/// summary says how many files were left out.
+#[test]
+fn test_folders_are_skipped_and_counted() {
+    let tool = "#[tool(name = \"bad.name\", description = \"d\")]\nasync fn f(&self) -> String { String::new() }\n";
+    let dir = crate_with(&[
+        ("src/lib.rs", "pub fn nothing() {}\n"),
+        ("src/test_utils.rs", &format!("impl S {{\n{tool}}}\n")),
+        ("benches/b.rs", &format!("impl S {{\n{tool}}}\n")),
+        (
+            "fixtures/tools.json",
+            r#"{"tools": [{"name": "fs.list", "inputSchema": {"type": "object"}}]}"#,
+        ),
+    ]);
+    bin()
+        .arg("scan")
+        .arg(dir.path())
+        .args(["--color", "never"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains(
+            "3 files in test, benchmark and fixture folders not read (--include-tests reads them).",
+        ));
+    let out = bin()
+        .arg("scan")
+        .arg(dir.path())
+        .args(["--include-tests", "--select", "N101", "--format", "json"])
+        .assert()
+        .code(1);
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["summary"]["findings"], 3, "{v:#}");
+    assert_eq!(v["summary"]["test_files_skipped"], 0);
+    // A file named on the command line is always read.
+    bin()
+        .arg("scan")
+        .arg(dir.path().join("fixtures/tools.json"))
+        .args(["--select", "N101"])
+        .assert()
+        .code(1);
+}
