@@ -59,7 +59,7 @@ impl Rule for SilentValueFallback {
         // `if action == "disable" { ..; return ..; }` followed by the rest.
         for &i in &f.flow.ifs {
             // Only the head of an `if … else if … else` chain.
-            if i.parent().is_some_and(|p| p.kind() == "else_clause") {
+            if f.flow.else_ifs.contains(&i.id()) {
                 continue;
             }
             let Some((subject, known, last_else)) = chain(i, f) else {

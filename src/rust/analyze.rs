@@ -46,6 +46,15 @@ pub const CALL_METHODS: &[&str] = &[
 
 /// Calls that convert or default a value without computing a new one.
 const CONVERSIONS: &[&str] = &[
+    "from_value",
+    "from_str",
+    "from_slice",
+    "deserialize",
+    "parse_arguments",
+    "parse_args",
+    "map_err",
+    "context",
+    "with_context",
     "unwrap_or",
     "unwrap_or_default",
     "unwrap_or_else",
@@ -489,7 +498,9 @@ impl<'a> Analyzer<'a> {
                 .field_reads
                 .iter()
                 .any(|f| crate::rules::code::truncation_field(f));
-        self.facts.field_reads.append(&mut flow.field_reads);
+        self.facts
+            .field_reads
+            .extend(std::mem::take(&mut flow.field_reads));
         self.facts.ignored_fields.append(&mut flow.ignored_fields);
         if !is_test {
             self.rmcp_tool(node, index, &fact);
@@ -955,6 +966,11 @@ pub struct Flow<'t, 's> {
     item_only: bool,
     /// How many `vec!` bodies deep this flow was parsed from.
     reparse_depth: usize,
+    /// `x.f` nodes that are the function of a call (`x.f()`): methods, not
+    /// field reads.
+    method_fields: std::collections::HashSet<usize>,
+    /// `if` expressions that are the `else if` of another.
+    pub else_ifs: std::collections::HashSet<usize>,
 }
 
 impl<'t, 's> Flow<'t, 's> {
@@ -985,6 +1001,8 @@ impl<'t, 's> Flow<'t, 's> {
             returns: Vec::new(),
             item_only,
             reparse_depth: 0,
+            method_fields: Default::default(),
+            else_ifs: Default::default(),
         };
         for (i, p) in params.iter().enumerate().take(63) {
             let bit = 1u64 << i;
@@ -1032,6 +1050,23 @@ impl<'t, 's> Flow<'t, 's> {
             self.env.insert(n, mask);
         }
         self.pattern_fields(pat);
+    }
+
+    /// Binds a pattern to a value, and marks its names direct when the
+    /// value is (destructuring a request keeps its parts as sent).
+    fn bind_from(&mut self, pat: TsNode<'t>, value: TsNode<'t>) {
+        let mask = self.mask(value);
+        let direct = self.is_direct(value);
+        self.bind(pat, mask);
+        let mut names = Vec::new();
+        bindings(pat, self.src, &mut names, 0);
+        for (n, _) in names {
+            if direct {
+                self.direct.insert(n);
+            } else {
+                self.direct.remove(&n);
+            }
+        }
     }
 
     /// Field names a pattern reads (`Args { limit, .. }`), and fields bound
@@ -1093,8 +1128,16 @@ impl<'t, 's> Flow<'t, 's> {
                     }
                     true
                 }
+                // A branch that leaves (`return Err(..)`, `bail!(..)`)
+                // gives the value nothing.
+                "return_expression" => false,
                 "macro_invocation" => {
-                    ok = false;
+                    if !matches!(
+                        ts::macro_name(c, src),
+                        "bail" | "panic" | "unreachable" | "todo" | "unimplemented"
+                    ) {
+                        ok = false;
+                    }
                     false
                 }
                 _ => true,
@@ -1247,8 +1290,7 @@ impl<'t, 's> Flow<'t, 's> {
                 if let Some(v) = field(n, "value") {
                     self.visit(v, depth + 1);
                     if let Some(pat) = field(n, "pattern") {
-                        let m = self.mask(v);
-                        self.bind(pat, m);
+                        self.bind_from(pat, v);
                     }
                 }
             }
@@ -1256,8 +1298,7 @@ impl<'t, 's> Flow<'t, 's> {
                 if let Some(v) = field(n, "value") {
                     self.visit(v, depth + 1);
                     if let Some(pat) = field(n, "pattern") {
-                        let m = self.mask(v);
-                        self.bind(pat, m);
+                        self.bind_from(pat, v);
                     }
                 }
                 if let Some(b) = field(n, "body") {
@@ -1268,7 +1309,6 @@ impl<'t, 's> Flow<'t, 's> {
                 self.matches.push(n);
                 let Some(v) = field(n, "value") else { return };
                 self.visit(v, depth + 1);
-                let m = self.mask(v);
                 self.dispatch_arms(n, v);
                 let Some(block) = field(n, "body") else {
                     return;
@@ -1280,7 +1320,7 @@ impl<'t, 's> Flow<'t, 's> {
                     if let Some(pat) = field(arm, "pattern") {
                         for c in ts::named_children(pat) {
                             if c.id() != field(pat, "condition").map_or(usize::MAX, |x| x.id()) {
-                                self.bind(c, m);
+                                self.bind_from(c, v);
                             }
                         }
                         if let Some(cond) = field(pat, "condition") {
@@ -1294,9 +1334,18 @@ impl<'t, 's> Flow<'t, 's> {
             }
             "if_expression" => {
                 self.ifs.push(n);
+                if let Some(alt) = field(n, "alternative")
+                    && let Some(next) = alt.named_child(0)
+                    && next.kind() == "if_expression"
+                {
+                    self.else_ifs.insert(next.id());
+                }
                 self.children(n, depth);
             }
             "call_expression" => {
+                if let Some(f) = field(n, "function").filter(|f| f.kind() == "field_expression") {
+                    self.method_fields.insert(f.id());
+                }
                 self.call(n);
                 // Closures passed to a method see the receiver's value.
                 let recv = ts::callee(n, src).and_then(|(_, r)| r);
@@ -1365,10 +1414,7 @@ impl<'t, 's> Flow<'t, 's> {
                 self.children(n, depth);
             }
             "field_expression" => {
-                let is_method = n.parent().is_some_and(|p| {
-                    p.kind() == "call_expression"
-                        && field(p, "function").map(|f| f.id()) == Some(n.id())
-                });
+                let is_method = self.method_fields.contains(&n.id());
                 if !is_method && let Some(f) = field(n, "field") {
                     self.field_reads
                         .insert(text(f, src).trim_start_matches("r#").to_string());
@@ -1467,11 +1513,15 @@ impl<'t, 's> Flow<'t, 's> {
                 name.as_str(),
                 "get" | "get_mut" | "remove" | "contains_key" | "get_key_value"
             );
-            let helper = [
+            const HELPERS: &[&str] = &[
                 "get", "require", "opt", "param", "arg", "extract", "read", "field", "take",
-            ]
-            .iter()
-            .any(|w| lname.starts_with(w) || lname.contains(&format!("_{w}")));
+            ];
+            let helper = HELPERS.iter().any(|w| {
+                lname.starts_with(w)
+                    || lname
+                        .match_indices(w)
+                        .any(|(i, _)| i > 0 && lname.as_bytes()[i - 1] == b'_')
+            });
             let recv_root = recv.map_or(0, |r| self.root_mask(r));
             if recv_root != 0 && (accessor || helper) {
                 if let Some(r) = recv {

@@ -17,8 +17,46 @@ pub fn text<'s>(n: TsNode, src: &'s str) -> &'s str {
     src.get(n.start_byte()..n.end_byte()).unwrap_or("")
 }
 
-pub fn field<'t>(n: TsNode<'t>, name: &str) -> Option<TsNode<'t>> {
-    n.child_by_field_name(name)
+/// The child in field `name`. Field ids are looked up once per name, not
+/// on every call (tree-sitter compares field names as strings).
+pub fn field<'t>(n: TsNode<'t>, name: &'static str) -> Option<TsNode<'t>> {
+    use std::collections::HashMap;
+    use std::num::NonZeroU16;
+    use std::sync::OnceLock;
+    static IDS: OnceLock<HashMap<&'static str, NonZeroU16>> = OnceLock::new();
+    const NAMES: &[&str] = &[
+        "alternative",
+        "arguments",
+        "body",
+        "condition",
+        "consequence",
+        "field",
+        "function",
+        "left",
+        "macro",
+        "name",
+        "operator",
+        "parameters",
+        "path",
+        "pattern",
+        "return_type",
+        "right",
+        "trait",
+        "type",
+        "type_arguments",
+        "value",
+    ];
+    let ids = IDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
+        NAMES
+            .iter()
+            .filter_map(|n| Some((*n, lang.field_id_for_name(n)?)))
+            .collect()
+    });
+    match ids.get(name) {
+        Some(id) => n.child_by_field_id(id.get()),
+        None => n.child_by_field_name(name),
+    }
 }
 
 pub fn named_children<'t>(n: TsNode<'t>) -> Vec<TsNode<'t>> {
