@@ -189,6 +189,7 @@ fn main() {
     for threads in [1, 0] {
         let opts = ScanOptions {
             scope: Default::default(),
+            truncation_markers: Vec::new(),
             walk: WalkOptions {
                 paths: vec![dir.path().to_path_buf()],
                 threads,

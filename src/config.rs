@@ -27,6 +27,7 @@ pub const KEYS: &[&str] = &[
     "severity",
     "per-file-ignores",
     "suppress",
+    "options",
 ];
 
 /// The config as written, after validation of its keys.
@@ -49,6 +50,17 @@ pub struct FileConfig {
     pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
     /// `[[suppress]]`: findings left out by file, tool, pointer and rule.
     pub suppress: Option<Vec<SuppressEntry>>,
+    /// `[options]`: settings of individual rules.
+    pub options: Option<RuleOptions>,
+}
+
+/// `[options]`: settings of individual rules. Unknown keys are errors.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RuleOptions {
+    /// M302: more words that mark a truncation in a tool's output
+    /// (`"[snip]"`, `"see full log"`), beside the built-in ones.
+    pub truncation_markers: Option<Vec<String>>,
 }
 
 /// One `[[suppress]]` table.

@@ -49,6 +49,8 @@ impl Scope {
 pub struct ScanOptions {
     pub walk: WalkOptions,
     pub scope: Scope,
+    /// `[options] truncation-markers` of the config file.
+    pub truncation_markers: Vec<String>,
     pub max_file_size: u64,
     pub targets: Vec<&'static Target>,
     pub rules: Vec<&'static RuleEntry>,
@@ -115,6 +117,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         targets: &opts.targets,
         explicit: &opts.explicit,
         all: opts.scope == Scope::All,
+        truncation_markers: &opts.truncation_markers,
     };
     let roots = crate_roots(&candidates);
     let outcomes: Vec<Outcome> = pool.install(|| {

@@ -125,6 +125,16 @@ pub struct Handler {
     pub name: String,
 }
 
+/// How a handler takes its arguments, as far as the code shows.
+#[derive(Clone, Debug, Default)]
+pub struct Intake {
+    /// Deserialised into a Rust type: its strictness is M102's concern.
+    pub typed: bool,
+    /// Keys it reads so that a missing or mistyped value is an error
+    /// (`args.get("k").ok_or(..)?`): a misspelling of them is loud.
+    pub checked_keys: Vec<String>,
+}
+
 /// One tool definition, from whatever source it was extracted.
 #[derive(Clone, Debug)]
 pub struct ToolDef {
@@ -153,6 +163,8 @@ pub struct ToolDef {
     /// `#[cfg(..)]` on the declaration: tools with different conditions are
     /// never offered together (one per target OS, say).
     pub cfg: Option<String>,
+    /// For code tools: how the handler takes its arguments, when known.
+    pub intake: Option<Intake>,
     /// `strict: true` on the definition (OpenAI / Anthropic strict mode).
     pub strict: Option<bool>,
     pub format: ToolFormat,

@@ -209,6 +209,26 @@ pub fn resolve(
     );
     shown.push(("include-tests", include_tests.to_string(), src));
 
+    let truncation_markers: Vec<String> = c
+        .and_then(|c| c.options.as_ref())
+        .and_then(|o| o.truncation_markers.clone())
+        .unwrap_or_default();
+    if let Some(l) = cfg.filter(|_| !truncation_markers.is_empty()) {
+        if truncation_markers.iter().any(|m| m.trim().is_empty()) {
+            return Err(l
+                .value_error(
+                    "options",
+                    "`truncation-markers` has an empty marker, which would match everything",
+                )
+                .into());
+        }
+        shown.push((
+            "options.truncation-markers",
+            truncation_markers.join(", "),
+            l.origin("options"),
+        ));
+    }
+
     let config_scope = match c.and_then(|c| c.scope.as_deref()) {
         None => None,
         Some("surface") => Some(Scope::Surface),
@@ -311,6 +331,7 @@ pub fn resolve(
     Ok(Resolved {
         opts: ScanOptions {
             scope,
+            truncation_markers,
             walk: WalkOptions {
                 paths: input.paths.clone(),
                 excludes,

@@ -168,6 +168,7 @@ impl Walker<'_> {
             schema_derived: false,
             handler: None,
             cfg: None,
+            intake: None,
             description: f.description.and_then(spanned),
             description_dynamic: false,
             input_schema: f.schema.cloned(),

@@ -6,7 +6,8 @@ use tree_sitter::Node as TsNode;
 use crate::rust::ts::{self, field, text};
 
 /// Does a string in the output tell the model that something was cut?
-pub fn mentions_truncation(s: &str) -> bool {
+/// `extra` are the project's own markers (`[options] truncation-markers`).
+pub fn mentions_truncation(s: &str, extra: &[String]) -> bool {
     const MARKERS: &[&str] = &[
         "truncat",
         "…",
@@ -30,6 +31,7 @@ pub fn mentions_truncation(s: &str) -> bool {
     ];
     let lower = s.to_lowercase();
     MARKERS.iter().any(|m| lower.contains(m))
+        || extra.iter().any(|m| lower.contains(&m.to_lowercase()))
 }
 
 /// A field that carries "there was more" in a structured result.
@@ -95,7 +97,8 @@ pub fn is_error_exit(n: TsNode, src: &str) -> bool {
         || compact.starts_with("break")
 }
 
-/// The text of `n` when it is a default value: `None`, `false`, `0`, `""`,
+/// The text of `n` when it is a default value: any literal (`None`,
+/// `false`, `0`, `""`, `22.5`),
 /// `Default::default()`, an empty collection, `Value::Null`, `json!({})`, or
 /// a fixed enum variant or unit struct (`Mode::Auto`, `Box::new(Auto)`).
 pub fn default_value(n: TsNode, src: &str) -> Option<String> {
@@ -103,15 +106,9 @@ pub fn default_value(n: TsNode, src: &str) -> Option<String> {
     let t = text(n, src).trim();
     let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
     let yes = match n.kind() {
-        "boolean_literal" => t == "false",
-        "integer_literal" | "float_literal" => {
-            t.trim_start_matches('-')
-                .trim_end_matches(|c: char| c.is_alphabetic())
-                .trim_end_matches('_')
-                .parse::<f64>()
-                == Ok(0.0)
-        }
-        "string_literal" => t == "\"\"",
+        // Any literal: a fixed value in place of the one the model sent.
+        "boolean_literal" | "integer_literal" | "float_literal" | "string_literal"
+        | "char_literal" | "negative_literal" => true,
         // `None`, a unit struct or a constant (`AutoRecognizer`, `DEFAULT_MODE`).
         "identifier" => t.chars().next().is_some_and(char::is_uppercase),
         "scoped_identifier" => {
@@ -285,4 +282,61 @@ pub fn uses_subject(body: TsNode, subject: TsNode, src: &str) -> bool {
     ts::identifiers(body, src)
         .iter()
         .any(|(n, _)| names.contains(n))
+}
+
+/// A string default that is itself a message to the model (`"No text
+/// provided"`): the model sees it, so the default is not silent.
+pub fn reads_as_diagnostic(default: &str) -> bool {
+    let d = default.to_ascii_lowercase();
+    [
+        "no ",
+        "not provided",
+        "missing",
+        "unknown",
+        "invalid",
+        "error",
+        "please provide",
+        "required",
+    ]
+    .iter()
+    .any(|w| d.contains(w))
+}
+
+/// Names of settings that change how fast or how often, not what: capping
+/// them never makes a result look like more than it is.
+pub fn throughput_setting(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "concurren",
+        "worker",
+        "thread",
+        "parallel",
+        "yield",
+        "poll",
+        "batch",
+        "interval",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+/// Names of collections of results (search hits, matches): keeping the
+/// first N is what a search returns, not a cut of its output.
+pub fn result_collection(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "result",
+        "hit",
+        "match",
+        "item",
+        "entr",
+        "candidate",
+        "score",
+        "rank",
+        "doc",
+        "row",
+        "suggestion",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
 }

@@ -55,6 +55,12 @@ impl Rule for DefaultViolatesSchema {
                     vec![(format!("/{keyword}"), value)]
                 };
                 for (suffix, entry) in entries {
+                    // `"default": null` is the common way to write "no
+                    // default"; handlers treat it as absent.
+                    if *keyword == "default" && matches!(entry.kind, crate::syntax::NodeKind::Null)
+                    {
+                        continue;
+                    }
                     let instance = entry.to_json();
                     let Some(err) = validator.validate(&instance).err().map(|e| e.to_string())
                     else {

@@ -90,6 +90,8 @@ pub struct Context<'a> {
     /// `scope = "all"`: code rules check all code, not only values that
     /// come from tool arguments on the tool-call surface.
     pub all: bool,
+    /// `[options] truncation-markers`: more words that mark a truncation.
+    pub truncation_markers: &'a [String],
 }
 
 pub trait Rule: Sync {

@@ -15,11 +15,13 @@ impl Rule for OpenInputSchema {
         let Some(root) = &tool.input_schema else {
             return;
         };
-        // A schema derived from a Rust type is as open as the type: M102
-        // reports the type, where the fix goes.
-        if tool.schema_derived {
+        // A schema derived from a Rust type, or one whose handler
+        // deserialises into a type, is as open as the type: M102 reports
+        // the type, where the fix goes.
+        if tool.schema_derived || tool.intake.as_ref().is_some_and(|i| i.typed) {
             return;
         }
+        let checked: &[String] = tool.intake.as_ref().map_or(&[], |i| &i.checked_keys);
         // A strict OpenAI tool without `additionalProperties: false` is
         // rejected outright; S105 reports that as an error.
         let openai_format = tool.format.is_openai();
@@ -42,7 +44,10 @@ impl Rule for OpenInputSchema {
                     node.get(k)
                         .is_some_and(|v| v.as_bool() == Some(false) || v.is_object())
                 });
-            if closed {
+            // At the root, keys the handler insists on are loud when
+            // misspelt, like required ones.
+            let loud: &[String] = if sub.pointer.is_empty() { checked } else { &[] };
+            if closed || !has_optional_property(node, loud) {
                 return;
             }
             let explicit_true = node.get("additionalProperties");
@@ -92,4 +97,21 @@ fn type_member_span(node: &Node) -> Span {
         Some(m) => Span::new(m.key_span.start, m.value.span.end),
         None => node.span.start_only(),
     }
+}
+
+/// Does the object declare a property it does not require? Only then can a
+/// misspelt key be dropped silently: with no properties there is nothing to
+/// misspell, and a misspelt required key fails as a missing one.
+fn has_optional_property(node: &Node, loud: &[String]) -> bool {
+    let Some(props) = node.get("properties").and_then(Node::members) else {
+        return false;
+    };
+    let required: Vec<&str> = node
+        .get("required")
+        .and_then(Node::items)
+        .map(|r| r.iter().filter_map(Node::as_str).collect())
+        .unwrap_or_default();
+    props
+        .iter()
+        .any(|m| !required.contains(&m.key.as_str()) && !loud.contains(&m.key))
 }

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node as TsNode;
 
-use super::code::{argument_name, is_error_exit, snippet};
+use super::code::{argument_name, is_error_exit, reads_as_diagnostic, snippet};
 use super::{Context, Rule};
 use crate::model::{Diagnostic, Severity};
 use crate::rust::facts::Quiet;
@@ -51,7 +51,10 @@ impl Rule for ParseErrorDefaulted {
                 continue;
             }
             let args = ts::call_args(call);
-            if args.first().is_some_and(|a| is_error_exit(*a, f.src)) {
+            if args.first().is_some_and(|a| {
+                is_error_exit(*a, f.src)
+                    || ts::string_value(*a, f.src).is_some_and(|d| reads_as_diagnostic(&d))
+            }) {
                 continue;
             }
             // `u32::try_from(n).unwrap_or(u32::MAX)`: saturation, not a default.

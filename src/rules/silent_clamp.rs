@@ -3,7 +3,7 @@
 
 use tree_sitter::Node as TsNode;
 
-use super::code::{argument_name, mentions_limit, snippet};
+use super::code::{argument_name, mentions_limit, snippet, throughput_setting};
 use super::{Context, Rule};
 use crate::model::{Diagnostic, Severity};
 use crate::rust::facts::Quiet;
@@ -49,8 +49,14 @@ impl Rule for SilentClamp {
                 continue;
             }
             let arg = argument_name(requested, f.src);
-            // One finding per argument and function.
-            if compared_elsewhere(f, &arg, &bounds) || !seen.insert(arg.clone()) {
+            // One finding per argument and function; a poll wait or a
+            // concurrency changes how fast, not what, and is not reported.
+            if compared_elsewhere(f, &arg, &bounds)
+                || throughput_setting(&arg)
+                || throughput_setting(&f.fact.name)
+                || bounds.iter().any(|b| throughput_setting(f.text(*b)))
+                || !seen.insert(arg.clone())
+            {
                 continue;
             }
             let bound = bounds

@@ -19,9 +19,17 @@ impl Rule for SilentTruncation {
         }
         let mut found: Vec<(Span, TsNode, &str)> = Vec::new();
         for &call in &f.flow.calls {
-            let Some((name, Some(_))) = ts::callee(call, f.src) else {
+            let Some((name, Some(recv))) = ts::callee(call, f.src) else {
                 continue;
             };
+            // `hits.truncate(MAX_HITS)`: the top N of a search is what the
+            // tool returns, not a cut of its output.
+            let limit = ts::call_args(call).first().map_or("", |a| f.text(*a));
+            if super::code::result_collection(&super::code::argument_name(recv, f.src))
+                || super::code::result_collection(limit)
+            {
+                continue;
+            }
             let args = ts::call_args(call);
             let [n] = args.as_slice() else { continue };
             if !matches!(name.as_str(), "truncate" | "take") || !is_cap(*n, f) {

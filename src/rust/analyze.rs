@@ -158,6 +158,7 @@ pub fn analyze(
             candidates: Vec::new(),
             ignored_fields: Vec::new(),
             registrations: Vec::new(),
+            checked_fields: Default::default(),
         },
     };
     a.items(root, None, test_file, 0);
@@ -493,7 +494,7 @@ impl<'a> Analyzer<'a> {
             .strings
             .iter()
             .filter_map(|n| ts::string_value(*n, src))
-            .any(|s| crate::rules::code::mentions_truncation(&s))
+            .any(|s| crate::rules::code::mentions_truncation(&s, self.cx.truncation_markers))
             || flow
                 .field_reads
                 .iter()
@@ -505,6 +506,9 @@ impl<'a> Analyzer<'a> {
         if !is_test {
             self.rmcp_tool(node, index, &fact);
             self.facts.registrations.append(&mut flow.registrations);
+            self.facts
+                .checked_fields
+                .extend(std::mem::take(&mut flow.checked_fields));
             for (tool, callees) in std::mem::take(&mut flow.dispatch) {
                 self.facts.dispatch.push(Dispatch {
                     tool,
@@ -752,6 +756,36 @@ fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
     out
 }
 
+/// Does a key read end in an error when the key is missing or of the
+/// wrong type (`args.get("k").and_then(Value::as_str).ok_or(..)?`,
+/// `args["k"].as_str().unwrap()`, `get_str(&args, "k")?`), rather than in a
+/// default? Follows the method chain the read is the receiver of.
+fn loud_read(read: TsNode, src: &str) -> bool {
+    let mut n = read;
+    for _ in 0..8 {
+        let Some(p) = n.parent() else { return false };
+        match p.kind() {
+            "try_expression" => return true,
+            "field_expression" => {
+                let Some(call) = p.parent().filter(|c| c.kind() == "call_expression") else {
+                    return false;
+                };
+                match field(p, "field").map_or("", |f| text(f, src)) {
+                    "ok_or" | "ok_or_else" | "expect" | "unwrap" | "context" | "with_context" => {
+                        return true;
+                    }
+                    "unwrap_or" | "unwrap_or_default" | "unwrap_or_else" | "map_or"
+                    | "map_or_else" => return false,
+                    _ => n = call,
+                }
+            }
+            "reference_expression" | "parenthesized_expression" => n = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// The type a value is made of: `Arc::new(GrepHandler)`, `Box::new(T {..})`,
 /// `T::new()`, `T::default()`, `T`.
 fn type_in(n: TsNode, src: &str) -> Option<String> {
@@ -971,6 +1005,8 @@ pub struct Flow<'t, 's> {
     method_fields: std::collections::HashSet<usize>,
     /// `if` expressions that are the `else if` of another.
     pub else_ifs: std::collections::HashSet<usize>,
+    /// Fields whose absence is an error (`args.path.ok_or(..)?`).
+    checked_fields: Vec<String>,
 }
 
 impl<'t, 's> Flow<'t, 's> {
@@ -1003,6 +1039,7 @@ impl<'t, 's> Flow<'t, 's> {
             reparse_depth: 0,
             method_fields: Default::default(),
             else_ifs: Default::default(),
+            checked_fields: Vec::new(),
         };
         for (i, p) in params.iter().enumerate().take(63) {
             let bit = 1u64 << i;
@@ -1391,6 +1428,7 @@ impl<'t, 's> Flow<'t, 's> {
                             key,
                             span: ts::span(*idx),
                             mask: m,
+                            loud: loud_read(n, src),
                         });
                     }
                 }
@@ -1456,6 +1494,16 @@ impl<'t, 's> Flow<'t, 's> {
         let Some((name, recv)) = ts::callee(n, src) else {
             return;
         };
+        // `params.path.ok_or_else(|| ..)?`: a missing field is an error.
+        if matches!(
+            name.as_str(),
+            "ok_or" | "ok_or_else" | "expect" | "context" | "with_context"
+        ) && let Some(r) = recv.map(|r| ts::peel(r, src))
+            && r.kind() == "field_expression"
+            && let Some(fname) = field(r, "field")
+        {
+            self.checked_fields.push(text(fname, src).to_string());
+        }
         let args = ts::call_args(n);
         let mut masks: Vec<u64> = Vec::new();
         let mut roots: Vec<u64> = Vec::new();
@@ -1531,6 +1579,7 @@ impl<'t, 's> Flow<'t, 's> {
                     key,
                     span,
                     mask: recv_root,
+                    loud: loud_read(n, src),
                 });
             } else if helper
                 && recv.is_none_or(|r| r.kind() == "self")
@@ -1538,7 +1587,14 @@ impl<'t, 's> Flow<'t, 's> {
             {
                 let m = self.root_mask(*a);
                 self.consume(*a);
-                self.key_reads.push(KeyRead { key, span, mask: m });
+                // `require_str(&args, "path")?`, `get_required(..)`
+                let loud = lname.contains("require") || loud_read(n, src);
+                self.key_reads.push(KeyRead {
+                    key,
+                    span,
+                    mask: m,
+                    loud,
+                });
             }
         }
         // Deserialisation of arguments into a type.

@@ -156,6 +156,8 @@ pub struct KeyRead {
     pub key: String,
     pub span: Span,
     pub mask: u64,
+    /// A missing or mistyped value is an error here, not a default.
+    pub loud: bool,
 }
 
 /// A `struct` with named fields.
@@ -283,6 +285,8 @@ pub struct FileFacts {
     pub ignored_fields: Vec<(String, Span)>,
     /// `register_tool("echo", Box::new(EchoTool))` and the like.
     pub registrations: Vec<Registration>,
+    /// Fields whose absence is turned into an error (`x.path.ok_or(..)?`).
+    pub checked_fields: BTreeSet<String>,
 }
 
 /// A tool name registered with the type that handles it.

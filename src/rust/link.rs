@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::analyze::{CALL_METHODS, SCHEMA_METHODS, synth};
 use super::facts::*;
 use super::values::type_name;
-use crate::model::{Diagnostic, Handler, Label, SchemaKind, Spanned, ToolDef};
+use crate::model::{Diagnostic, Handler, Intake, Label, SchemaKind, Spanned, ToolDef};
 use crate::source::{SourceFile, Span};
 use crate::syntax::{Member, Node, NodeKind};
 
@@ -546,6 +546,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                         }
                     }),
                     cfg: decl.cfg.clone(),
+                    intake: None,
                     strict: decl.strict,
                     format: decl.format,
                     file: Arc::clone(file),
@@ -571,12 +572,38 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
         .iter()
         .flat_map(|f| f.field_reads.iter().cloned())
         .collect();
-    Crate {
+    let mut k = Crate {
         files,
         tools,
         field_reads,
         surface,
+    };
+    // What the handlers show of how they take their arguments.
+    let intakes: Vec<Option<Intake>> = (0..k.tools.len())
+        .map(|ti| {
+            let t = &k.tools[ti];
+            let h = t.handler?;
+            if k.is_dispatcher(h) {
+                return None;
+            }
+            let (reads, _) = k.reads_of(ti);
+            let mut checked_keys: Vec<String> = reads
+                .iter()
+                .filter(|(_, r)| r.loud)
+                .map(|(_, r)| r.key.clone())
+                .collect();
+            checked_keys.sort();
+            checked_keys.dedup();
+            Some(Intake {
+                typed: t.args.is_some(),
+                checked_keys,
+            })
+        })
+        .collect();
+    for (t, intake) in k.tools.iter_mut().zip(intakes) {
+        t.def.intake = intake;
     }
+    k
 }
 
 /// A type registered under a name (`register_tool("echo", Box::new(Echo))`)

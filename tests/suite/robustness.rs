@@ -95,6 +95,7 @@ fn check_all(text: &str, docs: &[toolaudit::syntax::Node]) {
         targets: &targets,
         explicit: &["S106"],
         all: false,
+        truncation_markers: &[],
     };
     let refs: Vec<_> = tools.iter().collect();
     let mut out = Vec::new();
@@ -148,7 +149,7 @@ proptest! {
         let tree = toolaudit::rust::parse(&file.text).unwrap();
         let targets: Vec<_> = TARGETS.iter().collect();
         for all in [false, true] {
-            let cx = Context { targets: &targets, explicit: &[], all };
+            let cx = Context { targets: &targets, explicit: &[], all, truncation_markers: &[] };
             let rules: Vec<_> = REGISTRY.iter().collect();
             let facts = toolaudit::rust::analyze::analyze(&file, tree.root_node(), &cx, &rules, false);
             let mut k = toolaudit::rust::link::link(vec![facts], "crate:t", &|_| false);

@@ -258,7 +258,7 @@ impl ToolHandler for EchoTool {
     }
 
     fn call(&self, args: Value) -> Result<String, String> {
-        Ok(args.get("text").and_then(|t| t.as_str()).unwrap_or("No text provided").to_string())
+        Ok(args.get("text").and_then(|t| t.as_str()).unwrap_or("hello").to_string())
     }
 }
 "#;
@@ -321,4 +321,68 @@ fn test_folders_are_skipped_and_counted() {
         .args(["--select", "N101"])
         .assert()
         .code(1);
+}
+
+/// `[options] truncation-markers`: a project's own way of saying output was
+/// cut counts as a marker; a misspelt option key is an error.
+#[test]
+fn truncation_markers_from_the_config_file() {
+    let lib = r#"use serde_json::{Value, json};
+
+const MAX_OUTPUT: usize = 4096;
+
+pub struct Logs;
+
+impl Logs {
+    fn name(&self) -> &'static str {
+        "tail_logs"
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
+    }
+
+    fn call(&self, _args: &Value) -> String {
+        let mut out = read_logs();
+        if out.len() > MAX_OUTPUT {
+            out.truncate(MAX_OUTPUT);
+            out.push_str("\n<<snip>>");
+        }
+        out
+    }
+}
+
+fn read_logs() -> String {
+    String::new()
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    bin()
+        .current_dir(dir.path())
+        .args(["scan", ".", "--select", "M302"])
+        .assert()
+        .code(1);
+    std::fs::write(
+        dir.path().join("toolaudit.toml"),
+        "[options]\ntruncation-markers = [\"<<snip>>\"]\n",
+    )
+    .unwrap();
+    bin()
+        .current_dir(dir.path())
+        .args(["scan", ".", "--select", "M302"])
+        .assert()
+        .code(0);
+    std::fs::write(
+        dir.path().join("toolaudit.toml"),
+        "[options]\ntruncation-marker = [\"<<snip>>\"]\n",
+    )
+    .unwrap();
+    bin()
+        .current_dir(dir.path())
+        .args(["scan", "."])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "unknown field `truncation-marker`",
+        ));
 }

@@ -27,6 +27,7 @@ pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
     let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let opts = ScanOptions {
         scope: Default::default(),
+        truncation_markers: Vec::new(),
         walk: WalkOptions {
             paths: paths.iter().map(|p| p.to_path_buf()).collect(),
             ..WalkOptions::default()
