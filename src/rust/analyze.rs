@@ -756,6 +756,25 @@ fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
     out
 }
 
+/// Does an `if … else if … else` chain end in an error exit?
+fn ends_in_error(i: TsNode, src: &str) -> bool {
+    let mut cur = i;
+    for _ in 0..16 {
+        let Some(alt) = field(cur, "alternative") else {
+            return false;
+        };
+        let Some(next) = alt.named_child(0) else {
+            return false;
+        };
+        if next.kind() == "if_expression" {
+            cur = next;
+        } else {
+            return crate::rules::code::is_error_exit(next, src);
+        }
+    }
+    false
+}
+
 /// Does a key read end in an error when the key is missing or of the
 /// wrong type (`args.get("k").and_then(Value::as_str).ok_or(..)?`,
 /// `args["k"].as_str().unwrap()`, `get_str(&args, "k")?`), rather than in a
@@ -1007,6 +1026,8 @@ pub struct Flow<'t, 's> {
     pub else_ifs: std::collections::HashSet<usize>,
     /// Fields whose absence is an error (`args.path.ok_or(..)?`).
     checked_fields: Vec<String>,
+    /// Locals that hold a field as is (`let path = params.path.as_deref()`).
+    field_aliases: HashMap<String, String>,
 }
 
 impl<'t, 's> Flow<'t, 's> {
@@ -1040,6 +1061,7 @@ impl<'t, 's> Flow<'t, 's> {
             method_fields: Default::default(),
             else_ifs: Default::default(),
             checked_fields: Vec::new(),
+            field_aliases: HashMap::new(),
         };
         for (i, p) in params.iter().enumerate().take(63) {
             let bit = 1u64 << i;
@@ -1132,6 +1154,26 @@ impl<'t, 's> Flow<'t, 's> {
         });
         self.field_reads.extend(reads);
         self.ignored_fields.extend(ignored);
+    }
+
+    /// The field an expression holds as is: `args.path`, `&args.path`,
+    /// `args.path.as_deref()`, or a local bound to one.
+    fn field_of(&self, n: TsNode) -> Option<String> {
+        let mut n = ts::peel(n, self.src);
+        if n.kind() == "call_expression"
+            && let Some((m, Some(r))) = ts::callee(n, self.src)
+            && matches!(
+                m.as_str(),
+                "as_deref" | "as_deref_mut" | "as_mut" | "cloned" | "copied"
+            )
+        {
+            n = ts::peel(r, self.src);
+        }
+        match n.kind() {
+            "field_expression" => field(n, "field").map(|f| text(f, self.src).to_string()),
+            "identifier" => self.field_aliases.get(text(n, self.src)).cloned(),
+            _ => None,
+        }
     }
 
     /// Is `n` a requested value as the model sent it: built only from
@@ -1291,6 +1333,14 @@ impl<'t, 's> Flow<'t, 's> {
                     }
                     if pat.kind() == "identifier" {
                         let name = text(pat, src).to_string();
+                        match self.field_of(v) {
+                            Some(f) => {
+                                self.field_aliases.insert(name.clone(), f);
+                            }
+                            None => {
+                                self.field_aliases.remove(&name);
+                            }
+                        }
                         let root = self.root_mask(v);
                         if root != 0 {
                             self.roots.insert(name.clone(), root);
@@ -1371,6 +1421,15 @@ impl<'t, 's> Flow<'t, 's> {
             }
             "if_expression" => {
                 self.ifs.push(n);
+                // `if let Some(id) = &self.thread_id { .. } else { bail!(..) }`:
+                // a missing field is an error (through any `else if` chain).
+                if let Some(cond) = field(n, "condition")
+                    && cond.kind() == "let_condition"
+                    && let Some(f) = field(cond, "value").and_then(|v| self.field_of(v))
+                    && ends_in_error(n, src)
+                {
+                    self.checked_fields.push(f);
+                }
                 if let Some(alt) = field(n, "alternative")
                     && let Some(next) = alt.named_child(0)
                     && next.kind() == "if_expression"
@@ -1498,11 +1557,9 @@ impl<'t, 's> Flow<'t, 's> {
         if matches!(
             name.as_str(),
             "ok_or" | "ok_or_else" | "expect" | "context" | "with_context"
-        ) && let Some(r) = recv.map(|r| ts::peel(r, src))
-            && r.kind() == "field_expression"
-            && let Some(fname) = field(r, "field")
+        ) && let Some(f) = recv.and_then(|r| self.field_of(r))
         {
-            self.checked_fields.push(text(fname, src).to_string());
+            self.checked_fields.push(f);
         }
         let args = ts::call_args(n);
         let mut masks: Vec<u64> = Vec::new();

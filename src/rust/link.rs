@@ -61,12 +61,13 @@ pub struct Reach {
 }
 
 impl Crate {
-    /// Does `f` dispatch on tool names (so its code serves every tool)?
+    /// Does `f` dispatch on the names of the crate's tools (so its code
+    /// serves every tool)? A `match` on an operation argument is not.
     pub fn is_dispatcher(&self, f: FnRef) -> bool {
         self.files[f.file]
             .dispatch
             .iter()
-            .any(|d| d.fn_index == f.index)
+            .any(|d| d.fn_index == f.index && self.tools.iter().any(|t| t.def.name.value == d.tool))
     }
 
     pub fn fact(&self, f: FnRef) -> &FnFact {
@@ -88,10 +89,7 @@ impl Crate {
         let mut escapes = false;
         for (f, reach) in &self.surface {
             // A dispatcher's reads (`request["name"]`) belong to no one tool.
-            let dispatcher = self.files[f.file]
-                .dispatch
-                .iter()
-                .any(|d| d.fn_index == f.index);
+            let dispatcher = self.is_dispatcher(*f);
             if !reach.tools.contains(&tool) || dispatcher || reach.roots == 0 {
                 continue;
             }
@@ -474,6 +472,12 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                                 .map(|index| FnRef { file: fi, index })
                         })
                     })
+                })
+                .or_else(|| {
+                    decl.impl_id
+                        .is_none()
+                        .then(|| lone_call_fn(f, fi))
+                        .flatten()
                 });
             let args_decl = decl.args_type.as_ref().map(|(t, s)| (t.clone(), fi, *s));
             let args_from_handler = handler.and_then(|h| {
@@ -672,6 +676,20 @@ impl ToolDecl {
     fn name_site_contains(&self, span: Span) -> bool {
         self.name_site.start <= span.start && span.end <= self.name_site.end
     }
+}
+
+/// A file that declares one tool and has a free `call`/`run`/`execute`
+/// function (a single-tool plugin): that function handles it.
+fn lone_call_fn(f: &FileFacts, fi: usize) -> Option<FnRef> {
+    if f.tools.len() != 1 {
+        return None;
+    }
+    CALL_METHODS.iter().find_map(|m| {
+        f.fns
+            .iter()
+            .position(|x| x.name == *m && x.impl_id.is_none() && !x.is_test)
+            .map(|index| FnRef { file: fi, index })
+    })
 }
 
 /// The call-like method of the type registered for `tool`

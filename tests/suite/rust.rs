@@ -386,3 +386,46 @@ fn read_logs() -> String {
             "unknown field `truncation-marker`",
         ));
 }
+
+/// A single-tool plugin (`describe()` + `call()`) whose handler matches on
+/// an operation argument: `call` is the handler, not a dispatcher, and the
+/// keys it unwraps make a misspelling loud (no M101).
+#[test]
+fn single_tool_plugins_are_linked_to_their_call_function() {
+    let lib = r#"pub fn call(input: CallToolRequest) -> Result<CallToolResult, Error> {
+    let args = input.params.arguments.unwrap_or_default();
+    let name = args.get("name").unwrap().as_str().unwrap();
+    match name {
+        "offset" => {
+            let ts = args.get("timestamp").unwrap().as_i64().unwrap();
+            let off = args.get("offset").unwrap().as_i64().unwrap();
+            Ok(result(ts + off))
+        }
+        "now" => Ok(result(0)),
+        _ => Err(Error::msg("unknown operation")),
+    }
+}
+
+pub fn describe() -> Result<ListToolsResult, Error> {
+    Ok(ListToolsResult { tools: vec![Tool {
+        name: "time".into(),
+        description: "Time operations".into(),
+        input_schema: json!({
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string", "enum": ["offset", "now"]},
+                "timestamp": {"type": "integer"},
+                "offset": {"type": "integer"}
+            }
+        }).as_object().unwrap().clone(),
+    }]})
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_in(dir.path());
+    assert_eq!(tools.len(), 1, "{tools:#?}");
+    assert_eq!(tools[0]["handler"]["function"], "call");
+    let found = scan(&[dir.path()], &["M1"], &[]).diagnostics;
+    assert!(found.is_empty(), "{}", describe(&found));
+}
