@@ -139,7 +139,17 @@ fn dispatched(call: TsNode, f: &FnView) -> bool {
                 }
                 top = p;
             }
-            "block" | "expression_statement" | "function_item" => break,
+            // The value of an `if`/`match` branch flows out of it.
+            "block" => {
+                let tail = p
+                    .named_child(p.named_child_count().saturating_sub(1) as u32)
+                    .map(|t| t.id());
+                if tail != Some(top.id()) {
+                    break;
+                }
+                top = p;
+            }
+            "expression_statement" | "function_item" => break,
             _ => top = p,
         }
     }
