@@ -1741,7 +1741,9 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         };
         let inner = text(body, src);
-        if !(inner.contains("Tool") || inner.contains("json!")) || self.reparse_depth > 2 {
+        if !(inner.contains("Tool") || inner.contains("json!") || inner.contains("object!"))
+            || self.reparse_depth > 2
+        {
             return;
         }
         let synthetic = format!("{PREFIX}{inner} }}");
@@ -1915,7 +1917,7 @@ impl<'t, 's> Flow<'t, 's> {
             self.vec_tools(n);
             return;
         }
-        if ts::macro_name(n, src) != "json" {
+        if !matches!(ts::macro_name(n, src), "json" | "object") {
             return;
         }
         let Some(node) = jsonlit::parse_macro(n, src) else {

@@ -180,7 +180,7 @@ pub fn schema_expr(n: TsNode, src: &str, locals: &Locals) -> Option<SchemaExpr> 
         match n.kind() {
             "macro_invocation" => {
                 return match ts::macro_name(n, src) {
-                    "json" => jsonlit::parse_macro(n, src).map(SchemaExpr::Json),
+                    "json" | "object" => jsonlit::parse_macro(n, src).map(SchemaExpr::Json),
                     "schema_for" => {
                         let body = ts::macro_body(n)?;
                         let ty = ts::named_children(body).into_iter().next()?;

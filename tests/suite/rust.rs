@@ -429,3 +429,28 @@ pub fn describe() -> Result<ListToolsResult, Error> {
     let found = scan(&[dir.path()], &["M1"], &[]).diagnostics;
     assert!(found.is_empty(), "{}", describe(&found));
 }
+
+/// rmcp's `object!({..})` schema macro is read like `json!`.
+#[test]
+fn object_macro_schemas_are_read() {
+    let lib = r#"pub fn schedule_tool() -> Tool {
+    Tool::new(
+        "manage_schedule".to_string(),
+        "Manage scheduled jobs".to_string(),
+        object!({
+            "type": "object",
+            "required": ["action"],
+            "properties": {
+                "action": {"type": "string", "enum": ["list", "create"]},
+                "limit": {"type": "integer"}
+            }
+        }),
+    )
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_in(dir.path());
+    assert_eq!(tools[0]["parameters"], serde_json::json!(["action", "limit"]));
+    let found = scan(&[dir.path()], &["M101"], &[]).diagnostics;
+    assert_eq!(found.len(), 1, "{}", describe(&found));
+}
