@@ -316,19 +316,18 @@ impl<'a> Analyzer<'a> {
             | ValueExpr::Call(_, span) => *span,
             ValueExpr::Unknown => return,
         };
-        self.facts.tools.push(ToolDecl {
-            name,
-            name_site,
-            description,
-            schema,
-            strict: None,
-            format: ToolFormat::Rust,
-            span: ts::span(node).start_only(),
-            handler: None,
-            impl_id: Some(id),
-            args_type,
-            cfg: None,
-            name_file: None,
+        self.facts.tools.push({
+            let mut d = ToolDecl::new(
+                name,
+                name_site,
+                ts::span(node).start_only(),
+                ToolFormat::Rust,
+            );
+            d.description = description;
+            d.schema = schema;
+            d.impl_id = Some(id);
+            d.args_type = args_type;
+            d
         });
     }
 
@@ -627,22 +626,19 @@ impl<'a> Analyzer<'a> {
         if schema.is_none() {
             schema = Some(SchemaExpr::Params(param_fields));
         }
-        self.facts.tools.push(ToolDecl {
-            name_site: match &name {
-                ValueExpr::Str(s) => s.span,
-                _ => fact.name_span,
-            },
-            name,
-            description,
-            schema,
-            strict: None,
-            format,
-            span: ts::span(attr),
-            handler: Some(index),
-            impl_id: fact.impl_id,
-            args_type,
-            cfg: fact.cfg.clone(),
-            name_file: None,
+        let name_site = match &name {
+            ValueExpr::Str(s) => s.span,
+            _ => fact.name_span,
+        };
+        self.facts.tools.push({
+            let mut d = ToolDecl::new(name, name_site, ts::span(attr), format);
+            d.description = description;
+            d.schema = schema;
+            d.handler = Some(index);
+            d.impl_id = fact.impl_id;
+            d.args_type = args_type;
+            d.cfg = fact.cfg.clone();
+            d
         });
     }
 }
@@ -1810,23 +1806,15 @@ impl<'t, 's> Flow<'t, 's> {
         let args = ts::call_args(n);
         let Some(first) = args.first() else { return };
         let value = values::value_expr(*first, src, &self.locals);
-        self.tools.push(ToolDecl {
-            name: value,
-            name_site: ts::span(*first),
-            description: args
+        self.tools.push({
+            let mut d = ToolDecl::new(value, ts::span(*first), ts::span(n), ToolFormat::Rust);
+            d.description = args
                 .get(1)
-                .map(|d| values::value_expr(*d, src, &self.locals)),
-            schema: args
+                .map(|d| values::value_expr(*d, src, &self.locals));
+            d.schema = args
                 .get(2)
-                .and_then(|s| values::schema_expr(*s, src, &self.locals)),
-            strict: None,
-            format: ToolFormat::Rust,
-            span: ts::span(n),
-            handler: None,
-            impl_id: None,
-            args_type: None,
-            cfg: None,
-            name_file: None,
+                .and_then(|s| values::schema_expr(*s, src, &self.locals));
+            d
         });
     }
 
@@ -1894,19 +1882,17 @@ impl<'t, 's> Flow<'t, 's> {
             };
             values::value_expr(d, src, &self.locals)
         });
-        self.tools.push(ToolDecl {
-            name: values::value_expr(name, src, &self.locals),
-            name_site: ts::span(name),
-            description: desc_value,
-            schema: values::schema_expr(schema_node, src, &self.locals),
-            strict,
-            format: ToolFormat::Rust,
-            span: ts::span(n).start_only(),
-            handler: None,
-            impl_id: None,
-            args_type: None,
-            cfg: None,
-            name_file: None,
+        self.tools.push({
+            let mut d = ToolDecl::new(
+                values::value_expr(name, src, &self.locals),
+                ts::span(name),
+                ts::span(n).start_only(),
+                ToolFormat::Rust,
+            );
+            d.description = desc_value;
+            d.schema = values::schema_expr(schema_node, src, &self.locals);
+            d.strict = strict;
+            d
         });
     }
 
@@ -1935,33 +1921,27 @@ impl<'t, 's> Flow<'t, 's> {
                 },
                 _ => continue,
             };
-            self.tools.push(ToolDecl {
-                name,
-                name_site: found.name.span,
-                description: found.description.map(|d| match &d.kind {
+            self.tools.push({
+                let mut d =
+                    ToolDecl::new(name, found.name.span, found.span.start_only(), found.format);
+                d.description = found.description.map(|d| match &d.kind {
                     NodeKind::String(s) => ValueExpr::Str(Spanned {
                         value: s.clone(),
                         span: d.span,
                     }),
                     NodeKind::Opaque(t) => values::value_from_text(t, d.span),
                     _ => ValueExpr::Unknown,
-                }),
-                schema: found.schema.and_then(|n| match &n.kind {
+                });
+                d.schema = found.schema.and_then(|n| match &n.kind {
                     // `"parameters": schema` or `"inputSchema": Self::schema()`
                     NodeKind::Opaque(t) => match values::value_from_text(t, n.span) {
                         ValueExpr::Call(name, span) => Some(SchemaExpr::Call(name, span)),
                         _ => self.locals.schemas.get(t.trim()).cloned(),
                     },
                     _ => Some(SchemaExpr::Json(n.clone())),
-                }),
-                strict: found.strict,
-                format: found.format,
-                span: found.span.start_only(),
-                handler: None,
-                impl_id: None,
-                args_type: None,
-                cfg: None,
-                name_file: None,
+                });
+                d.strict = found.strict;
+                d
             });
         }
     }

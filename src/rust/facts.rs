@@ -72,6 +72,27 @@ pub struct ToolDecl {
     pub name_file: Option<usize>,
 }
 
+impl ToolDecl {
+    /// A declaration with only what every one has; the rest is set by the
+    /// extraction that found it.
+    pub fn new(name: ValueExpr, name_site: Span, span: Span, format: ToolFormat) -> Self {
+        ToolDecl {
+            name,
+            name_site,
+            description: None,
+            schema: None,
+            strict: None,
+            format,
+            span,
+            handler: None,
+            impl_id: None,
+            args_type: None,
+            cfg: None,
+            name_file: None,
+        }
+    }
+}
+
 /// One function or method.
 #[derive(Clone, Debug, Default)]
 pub struct FnFact {

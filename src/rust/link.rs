@@ -652,22 +652,21 @@ fn add_registered_tools(files: &mut [FileFacts]) {
         };
         // Declared where the impl is, so the impl's methods handle it; named
         // where it is registered.
-        files[ii].tools.push(ToolDecl {
-            name: ValueExpr::Str(Spanned {
-                value: reg.tool.clone(),
-                span: reg.name_span,
-            }),
-            name_site: reg.name_span,
-            description,
-            schema,
-            strict: None,
-            format: crate::model::ToolFormat::Rust,
-            span: reg.span.start_only(),
-            handler: None,
-            impl_id: Some(id),
-            args_type: None,
-            cfg: None,
-            name_file: (ii != fi).then_some(fi),
+        files[ii].tools.push({
+            let mut d = ToolDecl::new(
+                ValueExpr::Str(Spanned {
+                    value: reg.tool.clone(),
+                    span: reg.name_span,
+                }),
+                reg.name_span,
+                reg.span.start_only(),
+                crate::model::ToolFormat::Rust,
+            );
+            d.description = description;
+            d.schema = schema;
+            d.impl_id = Some(id);
+            d.name_file = (ii != fi).then_some(fi);
+            d
         });
     }
 }

@@ -450,7 +450,10 @@ fn object_macro_schemas_are_read() {
 "#;
     let dir = crate_with(&[("src/lib.rs", lib)]);
     let tools = tools_in(dir.path());
-    assert_eq!(tools[0]["parameters"], serde_json::json!(["action", "limit"]));
+    assert_eq!(
+        tools[0]["parameters"],
+        serde_json::json!(["action", "limit"])
+    );
     let found = scan(&[dir.path()], &["M101"], &[]).diagnostics;
     assert_eq!(found.len(), 1, "{}", describe(&found));
 }
