@@ -59,6 +59,8 @@ pub struct Candidate {
     /// Found by walking into a test, benchmark or fixture folder (see
     /// [`TEST_DIRS`]); a file named on the command line never is.
     pub in_tests: bool,
+    /// Named on the command line: always read.
+    pub explicit: bool,
 }
 
 /// Folders that hold tests, benchmarks, fixtures and recorded traffic: the
@@ -150,6 +152,7 @@ pub fn discover(opts: &WalkOptions) -> Result<(Vec<Candidate>, Vec<Notification>
                             path,
                             kind,
                             in_tests,
+                            explicit,
                         }),
                         None if explicit => guard.1.push(Notification {
                             level: Severity::Warning,

@@ -305,7 +305,7 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
     let test_code = c.in_tests
         || (c.kind == FileKind::Rust
             && crate_relative(&c.path, root).is_some_and(|rel| is_test_path(&rel, root)));
-    if test_code && !opts.walk.include_tests {
+    if test_code && !opts.walk.include_tests && !c.explicit {
         out.test_file = true;
         return out;
     }
@@ -361,7 +361,7 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
             }
         };
         out.parsed = true;
-        let facts = rust::analyze::analyze(&file, tree.root_node(), cx, &opts.rules, false);
+        let facts = rust::analyze::analyze(&file, tree.root_node(), cx, &opts.rules);
         drop(tree);
         out.rust = Some((root.to_path_buf(), facts));
         let (inline, notes) = suppress::parse(&file);

@@ -195,9 +195,10 @@ pub fn parse(file: &SourceFile) -> (Vec<Inline>, Vec<Notification>) {
     if !file.text.contains(MARKER) {
         return (found, notes);
     }
+    let rust = file.path.extension().is_some_and(|e| e == "rs");
     let lines: Vec<&str> = file.text.lines().collect();
     for (i, line) in lines.iter().enumerate() {
-        let Some(comment_at) = comment_start(line) else {
+        let Some(comment_at) = comment_start(line, rust) else {
             continue;
         };
         let comment = &line[comment_at..];
@@ -263,8 +264,9 @@ pub fn parse(file: &SourceFile) -> (Vec<Inline>, Vec<Notification>) {
 }
 
 /// The byte offset where a `#` or `//` or `/*` comment starts on `line`,
-/// outside string literals.
-fn comment_start(line: &str) -> Option<usize> {
+/// outside string literals. In Rust (`rust`), `#` starts an attribute and
+/// `'` a lifetime or a character, not a comment or a string.
+fn comment_start(line: &str, rust: bool) -> Option<usize> {
     let bytes = line.as_bytes();
     let mut quote: Option<u8> = None;
     let mut i = 0;
@@ -280,6 +282,10 @@ fn comment_start(line: &str) -> Option<usize> {
             }
             None => match b {
                 b'"' => quote = Some(b),
+                // `'"'`: a character, not a string; other `'` in Rust are
+                // lifetimes or characters too.
+                b'\'' if rust && bytes.get(i + 2) == Some(&b'\'') => i += 2,
+                b'\'' if rust => {}
                 // `'` opens a quoted scalar only where a value starts, so the
                 // apostrophe in `don't` does not hide a later comment.
                 b'\''
@@ -288,7 +294,7 @@ fn comment_start(line: &str) -> Option<usize> {
                 {
                     quote = Some(b)
                 }
-                b'#' => return Some(i),
+                b'#' if !rust => return Some(i),
                 b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => return Some(i),
                 _ => {}
             },
@@ -360,10 +366,17 @@ mod tests {
 
     #[test]
     fn jsonc_comments_count_and_strings_do_not() {
-        assert_eq!(comment_start(r#"  "name": "a//b", // c"#), Some(18));
-        assert_eq!(comment_start("description: don't # c"), Some(19));
-        assert_eq!(comment_start("name: 'a # b' # c"), Some(14));
-        assert_eq!(comment_start(r#"  "url": "http://x""#), None);
-        assert_eq!(comment_start("/* block */"), Some(0));
+        assert_eq!(comment_start(r#"  "name": "a//b", // c"#, false), Some(18));
+        assert_eq!(comment_start("description: don't # c", false), Some(19));
+        assert_eq!(comment_start("name: 'a # b' # c", false), Some(14));
+        assert_eq!(comment_start(r#"  "url": "http://x""#, false), None);
+        assert_eq!(comment_start("/* block */", false), Some(0));
+        // Rust: attributes, lifetimes and characters are not comments or strings.
+        assert_eq!(
+            comment_start(r#"#[tool(name = "fs.read")] // c"#, true),
+            Some(26)
+        );
+        assert_eq!(comment_start("fn f<'a>(x: &'a str) // c", true), Some(21));
+        assert_eq!(comment_start(r#"let q = '"'; // c"#, true), Some(13));
     }
 }

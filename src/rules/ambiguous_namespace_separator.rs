@@ -104,9 +104,10 @@ pub(crate) fn substring_span(tool: &ToolDef, offset: usize, len: usize) -> Span 
     let name = tool.name.value.as_str();
     let inner = if raw == name {
         Some(span.start)
-    } else if raw.len() == name.len() + 2
-        && (raw.starts_with('"') || raw.starts_with('\''))
-        && &raw[1..raw.len() - 1] == name
+    } else if raw
+        .strip_prefix(['"', '\''])
+        .and_then(|r| r.strip_suffix(['"', '\'']))
+        .is_some_and(|inner| inner == name)
     {
         Some(span.start + 1)
     } else {

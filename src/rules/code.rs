@@ -102,6 +102,13 @@ pub fn is_error_exit(n: TsNode, src: &str) -> bool {
 /// `Default::default()`, an empty collection, `Value::Null`, `json!({})`, or
 /// a fixed enum variant or unit struct (`Mode::Auto`, `Box::new(Auto)`).
 pub fn default_value(n: TsNode, src: &str) -> Option<String> {
+    default_value_at(n, src, 0)
+}
+
+fn default_value_at(n: TsNode, src: &str, depth: usize) -> Option<String> {
+    if depth > ts::MAX_DEPTH {
+        return None;
+    }
     let n = unblock(n);
     let t = text(n, src).trim();
     let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
@@ -127,26 +134,30 @@ pub fn default_value(n: TsNode, src: &str) -> Option<String> {
             match (name.as_str(), args.as_slice()) {
                 ("default" | "new" | "empty", []) => true,
                 ("to_string" | "to_owned" | "into", []) => compact.starts_with("\"\""),
-                ("Some" | "Ok" | "new" | "from", [a]) => default_value(*a, src).is_some(),
+                ("Some" | "Ok" | "new" | "from", [a]) => {
+                    default_value_at(*a, src, depth + 1).is_some()
+                }
                 _ => false,
             }
         }
         _ => false,
     };
-    yes.then(|| t.to_string())
+    yes.then(|| snippet(n, src))
 }
 
 /// `{ x }` → `x`.
-pub fn unblock(n: TsNode) -> TsNode {
-    if n.kind() == "block" {
+pub fn unblock(mut n: TsNode) -> TsNode {
+    for _ in 0..ts::MAX_DEPTH {
+        if n.kind() != "block" {
+            break;
+        }
         let kids: Vec<TsNode> = ts::named_children(n)
             .into_iter()
             .filter(|k| !matches!(k.kind(), "line_comment" | "block_comment"))
             .collect();
-        if let [one] = kids.as_slice()
-            && one.kind() != "expression_statement"
-        {
-            return unblock(*one);
+        match kids.as_slice() {
+            [one] if one.kind() != "expression_statement" => n = *one,
+            _ => break,
         }
     }
     n
@@ -200,45 +211,113 @@ pub fn literal_arms(m: TsNode, src: &str) -> Vec<String> {
     out
 }
 
-/// The name a value is known by to the model: the key of `.get("k")` or
-/// `["k"]`, else the last field or variable name in the expression.
+/// The name a value is known by to the model: the key of `.get("k")`,
+/// `["k"]` or `get_str(&args, "k")`, else the last field written
+/// (`args.limit.unwrap_or(10)` → `limit`), else the variable.
 pub fn argument_name(n: TsNode, src: &str) -> String {
-    let mut key = None;
-    let mut last_name = None;
-    ts::walk(n, &mut |c| {
-        if key.is_none()
-            && let Some(s) = ts::string_value(c, src)
-            && !s.is_empty()
-            && s.chars()
-                .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '-')
-            && c.parent()
-                .is_some_and(|p| matches!(p.kind(), "arguments" | "index_expression"))
-        {
-            key = Some(s);
-        }
-        if matches!(c.kind(), "field_identifier" | "identifier") {
-            let t = text(c, src);
-            let method = c.kind() == "field_identifier"
-                && c.parent().is_some_and(|p| {
-                    p.kind() == "field_expression"
-                        && p.parent().is_some_and(|pp| {
-                            pp.kind() == "call_expression"
-                                && field(pp, "function").map(|f| f.id()) == Some(p.id())
-                        })
-                });
-            if !method
-                && !matches!(
+    let key = |a: TsNode| {
+        ts::string_value(a, src).filter(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '-')
+        })
+    };
+    let mut n = n;
+    for _ in 0..ts::MAX_DEPTH {
+        n = match n.kind() {
+            "reference_expression"
+            | "parenthesized_expression"
+            | "try_expression"
+            | "await_expression"
+            | "unary_expression"
+            | "type_cast_expression" => match n.named_child(0) {
+                Some(c) => c,
+                None => break,
+            },
+            "call_expression" => {
+                let args = ts::call_args(n);
+                // `.get("q")`, or a closure that does it:
+                // `.and_then(|a| a.get("q"))`.
+                let closure_key = |a: &TsNode| {
+                    (a.kind() == "closure_expression")
+                        .then(|| field(*a, "body"))
+                        .flatten()
+                        .and_then(|b| key_in(b, src))
+                };
+                if let Some(k) = args
+                    .iter()
+                    .find_map(|a| key(*a))
+                    .or_else(|| args.iter().find_map(closure_key))
+                {
+                    return k;
+                }
+                match ts::callee(n, src) {
+                    Some((_, Some(recv))) => recv,
+                    _ => match args.first() {
+                        Some(a) => *a,
+                        None => break,
+                    },
+                }
+            }
+            "index_expression" => {
+                let kids = ts::named_children(n);
+                match kids.as_slice() {
+                    [_, idx] if key(*idx).is_some() => return key(*idx).unwrap_or_default(),
+                    [obj, _] => *obj,
+                    _ => break,
+                }
+            }
+            "field_expression" => {
+                if let Some(f) = field(n, "field") {
+                    return text(f, src).trim_start_matches("r#").to_string();
+                }
+                break;
+            }
+            "identifier" => {
+                let t = text(n, src);
+                if !matches!(
                     t,
                     "self" | "args" | "params" | "arguments" | "input" | "v" | "x"
-                )
-                && last_name.is_none()
-            {
-                last_name = Some(t.to_string());
+                ) {
+                    return t.to_string();
+                }
+                break;
             }
-        }
-        true
-    });
-    key.or(last_name).unwrap_or_else(|| "the argument".into())
+            _ => break,
+        };
+    }
+    "the argument".into()
+}
+
+/// The key a chain reads (`a.get("q")`, `a["q"]`), if it reads one.
+fn key_in(n: TsNode, src: &str) -> Option<String> {
+    let mut n = n;
+    for _ in 0..ts::MAX_DEPTH {
+        n = match n.kind() {
+            "reference_expression" | "parenthesized_expression" | "try_expression" => {
+                n.named_child(0)?
+            }
+            "call_expression" => {
+                let args = ts::call_args(n);
+                if let Some(k) = args.iter().find_map(|a| ts::string_value(*a, src)) {
+                    return Some(k);
+                }
+                ts::callee(n, src)?.1?
+            }
+            "index_expression" => {
+                let kids = ts::named_children(n);
+                let [obj, idx] = kids.as_slice() else {
+                    return None;
+                };
+                if let Some(k) = ts::string_value(*idx, src) {
+                    return Some(k);
+                }
+                *obj
+            }
+            _ => return None,
+        };
+    }
+    None
 }
 
 /// A short one-line rendering of code for a message.
@@ -323,20 +402,39 @@ pub fn throughput_setting(name: &str) -> bool {
 /// Names of collections of results (search hits, matches): keeping the
 /// first N is what a search returns, not a cut of its output.
 pub fn result_collection(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "result",
-        "hit",
-        "match",
-        "item",
-        "entr",
-        "candidate",
-        "score",
-        "rank",
-        "doc",
-        "row",
-        "suggestion",
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::to_ascii_lowercase)
+        .any(|w| {
+            matches!(
+                w.as_str(),
+                "results"
+                    | "hits"
+                    | "matches"
+                    | "items"
+                    | "entries"
+                    | "candidates"
+                    | "scores"
+                    | "scored"
+                    | "ranked"
+                    | "docs"
+                    | "documents"
+                    | "rows"
+                    | "suggestions"
+                    | "paths"
+                    | "files"
+            )
+        })
+}
+
+/// The value of a Rust number literal: `30_000`, `500u32`, `0.5f64`.
+pub fn literal_number(t: &str) -> Option<f64> {
+    let t: String = t.chars().filter(|&c| c != '_').collect();
+    let t = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64",
     ]
     .iter()
-    .any(|w| n.contains(w))
+    .find_map(|s| t.strip_suffix(s))
+    .unwrap_or(&t);
+    t.parse().ok()
 }

@@ -68,28 +68,22 @@ impl Rule for MalformedArgumentsDefaulted {
 /// `tool_input`), as words, not as parts of `input_schema`?
 fn names_arguments(t: &str) -> bool {
     let words: Vec<String> = t
-        .split(|c: char| !c.is_ascii_alphanumeric())
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .map(str::to_ascii_lowercase)
         .collect();
-    let has = |w: &str| words.iter().any(|x| x == w);
-    if has("schema") || has("parameters_schema") {
+    if words.iter().any(|w| w.contains("schema")) {
         return false;
     }
-    [
-        "arguments",
-        "args",
-        "input",
-        "params",
-        "parameters",
-        "tool_call",
-        "toolcall",
-    ]
-    .iter()
-    .any(|w| has(w))
-        || words
-            .iter()
-            .any(|w| w.ends_with("args") || w.ends_with("arguments"))
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "arguments" | "args" | "input" | "params" | "parameters" | "tool_call" | "toolcall"
+        ) || w.ends_with("_args")
+            || w.ends_with("_arguments")
+            || w.ends_with("_input")
+            || w.starts_with("raw_arg")
+    })
 }
 
 /// Names of calls that run a tool with the arguments they are given.
@@ -121,6 +115,7 @@ fn dispatched(call: TsNode, f: &FnView) -> bool {
     // The expression the default belongs to, up to its statement.
     let mut top = call;
     let mut bound: Option<String> = None;
+    let mut returned = false;
     for _ in 0..8 {
         let Some(p) = top.parent() else { break };
         match p.kind() {
@@ -147,16 +142,31 @@ fn dispatched(call: TsNode, f: &FnView) -> bool {
                 if tail != Some(top.id()) {
                     break;
                 }
+                // The tail of the function body: the function returns it.
+                if p.parent().is_some_and(|f| f.kind() == "function_item") {
+                    returned = true;
+                    break;
+                }
                 top = p;
+            }
+            "return_expression" => {
+                returned = true;
+                break;
             }
             "expression_statement" | "function_item" => break,
             _ => top = p,
         }
     }
+    // Returned by a function named for arguments (`parse_arguments`): its
+    // callers run tools with it.
     let fn_name = f.fact.name.to_ascii_lowercase();
-    let returned = bound.is_none()
-        && (fn_name.contains("arg") || fn_name.contains("param") || fn_name.contains("input"));
-    if returned {
+    let named_for_arguments = fn_name.split('_').any(|w| {
+        matches!(
+            w,
+            "arg" | "args" | "arguments" | "param" | "params" | "parameters" | "input"
+        )
+    });
+    if returned && named_for_arguments {
         return true;
     }
     let Some(var) = bound else { return false };

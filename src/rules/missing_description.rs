@@ -24,18 +24,21 @@ impl Rule for MissingDescription {
                 .as_ref()
                 .is_some_and(|d| d.value.is_empty());
             let bedrock = zero_length && cx.targets.iter().any(|t| t.id == "bedrock");
-            let (severity, span) = match &tool.description {
+            // The description is in the tool's file; without one, point at
+            // the name, which may be written elsewhere (a constant).
+            let (severity, file, span) = match &tool.description {
                 Some(d) => (
                     if bedrock {
                         Severity::Error
                     } else {
                         Severity::Warning
                     },
+                    &tool.file,
                     d.span,
                 ),
-                None => (Severity::Warning, tool.name.span),
+                None => (Severity::Warning, &tool.name_file, tool.name.span),
             };
-            let mut d = Diagnostic::new("S106", severity, &tool.file, span)
+            let mut d = Diagnostic::new("S106", severity, file, span)
                 .for_tool_name(tool)
                 .message(if empty_string {
                     format!("tool `{name}` has an empty description")

@@ -146,6 +146,13 @@ fn checked_after(f: &FnView, var: &str) -> bool {
 /// `and_then`/`map` (`.and_then(|v| v.as_u64())`, `.and_then(Value::as_u64)`)
 /// — not one inside another call's arguments (`map.get(key.as_str())`).
 fn fallible_in(recv: TsNode, src: &str) -> Option<&'static str> {
+    fallible_at(recv, src, 0)
+}
+
+fn fallible_at(recv: TsNode, src: &str, depth: usize) -> Option<&'static str> {
+    if depth > ts::MAX_DEPTH {
+        return None;
+    }
     let fallible = |name: &str| FALLIBLE.iter().find(|f| **f == name).copied();
     let mut n = recv;
     for _ in 0..16 {
@@ -164,7 +171,9 @@ fn fallible_in(recv: TsNode, src: &str) -> Option<&'static str> {
                 ) && let Some(a) = ts::call_args(n).first()
                 {
                     let inner = match a.kind() {
-                        "closure_expression" => field(*a, "body").and_then(|b| fallible_in(b, src)),
+                        "closure_expression" => {
+                            field(*a, "body").and_then(|b| fallible_at(b, src, depth + 1))
+                        }
                         "scoped_identifier" | "identifier" => {
                             fallible(text(*a, src).rsplit("::").next().unwrap_or(""))
                         }

@@ -103,12 +103,7 @@ fn is_cap(b: TsNode, f: &FnView) -> bool {
     }
     match b.kind() {
         "integer_literal" | "float_literal" => {
-            let v: f64 = t
-                .trim_end_matches(|c: char| c.is_alphabetic())
-                .replace('_', "")
-                .parse()
-                .unwrap_or(0.0);
-            v > 1.0
+            super::code::literal_number(t).is_some_and(|v| v > 1.0)
         }
         "identifier" | "scoped_identifier" => t.rsplit("::").next().is_some_and(|n| {
             n.chars()

@@ -92,11 +92,7 @@ fn is_cap(n: TsNode, f: &FnView) -> bool {
     let t = text(n, f.src);
     let lower = t.to_ascii_lowercase();
     match n.kind() {
-        "integer_literal" => t
-            .replace('_', "")
-            .trim_end_matches(|c: char| c.is_alphabetic())
-            .parse::<u64>()
-            .is_ok_and(|v| v >= 100),
+        "integer_literal" => super::code::literal_number(t).is_some_and(|v| v >= 100.0),
         "identifier" | "scoped_identifier" => t.rsplit("::").next().is_some_and(|n| {
             n.chars()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')

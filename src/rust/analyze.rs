@@ -139,7 +139,6 @@ pub fn analyze(
     root: TsNode,
     cx: &Context,
     rules: &[&'static RuleEntry],
-    test_file: bool,
 ) -> FileFacts {
     let mut a = Analyzer {
         src: &file.text,
@@ -161,16 +160,8 @@ pub fn analyze(
             checked_fields: Default::default(),
         },
     };
-    a.items(root, None, test_file, 0);
+    a.items(root, None, false, 0);
     a.facts
-}
-
-fn has_attr(item: TsNode, src: &str, pred: impl Fn(&str, &str) -> bool) -> bool {
-    ts::attributes(item).into_iter().any(|a| {
-        ts::attribute_parts(a, src).is_some_and(|(path, args)| {
-            pred(ts::last_segment(&path), args.map_or("", |t| text(t, src)))
-        })
-    })
 }
 
 /// The condition of a `#[cfg(..)]` on an item (not `cfg(test)`).
@@ -183,10 +174,72 @@ fn cfg_of(item: TsNode, src: &str) -> Option<String> {
     })
 }
 
+/// `#[test]`, or a `#[cfg(..)]` under which the item exists only in tests
+/// (`cfg(test)`, `cfg(all(test, not(miri)))`; not `cfg(feature = "latest")`
+/// or `cfg(any(test, feature = "x"))`).
 fn is_test_item(item: TsNode, src: &str) -> bool {
-    has_attr(item, src, |name, args| {
-        name == "test" || (name == "cfg" && args.contains("test") && !args.contains("not"))
+    ts::attributes(item).into_iter().any(|a| {
+        let Some((path, args)) = ts::attribute_parts(a, src) else {
+            return false;
+        };
+        match ts::last_segment(&path) {
+            "test" => true,
+            "cfg" => args.is_some_and(|tt| {
+                let tokens = ts::children(tt);
+                let inner = tokens
+                    .get(1..tokens.len().saturating_sub(1))
+                    .unwrap_or_default();
+                cfg_value(inner, src, 0) == Some(false)
+            }),
+            _ => false,
+        }
     })
+}
+
+/// The value of a `cfg` predicate outside tests: `test` is false, other
+/// options and features are unknown (`None`).
+fn cfg_value(tokens: &[TsNode], src: &str, depth: usize) -> Option<bool> {
+    if depth > 32 {
+        return None;
+    }
+    let list = |tt: &TsNode| -> Vec<Option<bool>> {
+        let all = ts::children(*tt);
+        let inner = all.get(1..all.len().saturating_sub(1)).unwrap_or_default();
+        inner
+            .split(|t| text(*t, src) == ",")
+            .filter(|p| !p.is_empty())
+            .map(|p| cfg_value(p, src, depth + 1))
+            .collect()
+    };
+    match tokens {
+        [one] if text(*one, src) == "test" => Some(false),
+        [op, tt] if tt.kind() == "token_tree" => {
+            let args = list(tt);
+            match text(*op, src) {
+                "not" => args.first().copied().flatten().map(|v| !v),
+                "all" => {
+                    if args.contains(&Some(false)) {
+                        Some(false)
+                    } else if args.iter().all(|a| *a == Some(true)) {
+                        Some(true)
+                    } else {
+                        None
+                    }
+                }
+                "any" => {
+                    if args.contains(&Some(true)) {
+                        Some(true)
+                    } else if args.iter().all(|a| *a == Some(false)) {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 impl<'a> Analyzer<'a> {
@@ -229,6 +282,7 @@ impl<'a> Analyzer<'a> {
         let test = in_test || is_test_item(node, self.src);
         let id = self.facts.impls.len();
         self.facts.impls.push(ImplFact {
+            span: ts::span(node),
             self_type: field(node, "type")
                 .map(|t| type_name(text(t, self.src)).to_string())
                 .unwrap_or_default(),
@@ -357,14 +411,6 @@ impl<'a> Analyzer<'a> {
                     if let Some(args) = args {
                         for id in ts::identifiers(args, src) {
                             s.derives.push(id.0);
-                        }
-                        for n in ts::children(args) {
-                            if n.kind() == "identifier" && text(n, src) == "Deserialize" {
-                                s.derive_span = Some(ts::span(n));
-                            }
-                        }
-                        if s.derive_span.is_none() && s.derives.iter().any(|d| d == "Deserialize") {
-                            s.derive_span = Some(ts::span(args));
                         }
                     }
                 }
@@ -706,26 +752,49 @@ fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
                 let ty = field(p, "type").map_or("", |t| text(t, src)).to_string();
                 let name = pat.map_or("", |n| text(n, src)).to_string();
                 let lname = name.to_ascii_lowercase();
-                let lty = ty.to_ascii_lowercase();
-                let is_context = [
-                    "context",
-                    "ctx",
-                    "peer",
-                    "state",
-                    "session",
-                    "client",
-                    "sender",
-                    "config",
-                    "cancel",
-                    "token",
-                    "progress",
-                    "notif",
-                    "server",
-                    "env",
-                    "extensions",
+                // Context by its whole name (`ctx`, `peer`), or by a type
+                // named for context (`RequestContext<..>`, `&Session`);
+                // `session_id`, `page_token` or `server_name` are arguments.
+                let stripped = ty.trim_start_matches('&').trim_start_matches("mut ").trim();
+                let ty_base = type_name(stripped);
+                let is_context = matches!(
+                    lname.trim_start_matches('_'),
+                    "context"
+                        | "ctx"
+                        | "cx"
+                        | "peer"
+                        | "state"
+                        | "session"
+                        | "client"
+                        | "sender"
+                        | "config"
+                        | "cancel"
+                        | "cancellation"
+                        | "cancellation_token"
+                        | "progress"
+                        | "notifier"
+                        | "server"
+                        | "env"
+                        | "extensions"
+                        | "app"
+                        | "turn"
+                ) || [
+                    "Context",
+                    "Peer",
+                    "Session",
+                    "State",
+                    "Sender",
+                    "Config",
+                    "Cancellation",
+                    "Progress",
+                    "Client",
+                    "Server",
+                    "Extensions",
+                    "Notifier",
+                    "Runtime",
                 ]
                 .iter()
-                .any(|w| lname.contains(w) || (lty.contains(w) && !lty.contains("request")));
+                .any(|w| ty_base.contains(w) && !ty_base.contains("Request"));
                 let base = type_name(ty.trim_start_matches('&').trim_start_matches("mut ").trim());
                 let is_args_object = !is_context
                     && (matches!(base, "Value" | "Map" | "JsonObject" | "HashMap" | "Object")
@@ -1000,7 +1069,6 @@ pub struct Flow<'t, 's> {
     pub matches: Vec<TsNode<'t>>,
     pub ifs: Vec<TsNode<'t>>,
     pub indexes: Vec<TsNode<'t>>,
-    pub macros: Vec<TsNode<'t>>,
     pub strings: Vec<TsNode<'t>>,
     call_facts: Vec<CallFact>,
     key_reads: Vec<KeyRead>,
@@ -1041,7 +1109,6 @@ impl<'t, 's> Flow<'t, 's> {
             matches: Vec::new(),
             ifs: Vec::new(),
             indexes: Vec::new(),
-            macros: Vec::new(),
             strings: Vec::new(),
             call_facts: Vec::new(),
             key_reads: Vec::new(),
@@ -1490,7 +1557,6 @@ impl<'t, 's> Flow<'t, 's> {
                 self.children(n, depth);
             }
             "macro_invocation" => {
-                self.macros.push(n);
                 self.macro_call(n);
                 self.macro_field_reads(n);
                 // Token trees hold no expressions, but their string literals
@@ -1572,6 +1638,7 @@ impl<'t, 's> Flow<'t, 's> {
             roots,
             direct,
             method: recv.is_some(),
+            self_arg: args.first().is_some_and(|a| a.kind() == "self"),
             target: call_target(n, recv, src),
             span: ts::span(n),
         });
@@ -1589,6 +1656,7 @@ impl<'t, 's> Flow<'t, 's> {
                     roots: Vec::new(),
                     direct: Vec::new(),
                     method: false,
+                    self_arg: false,
                     target: if text(*a, src).starts_with("Self::") {
                         CallTarget::OwnType
                     } else {
@@ -1746,10 +1814,11 @@ impl<'t, 's> Flow<'t, 's> {
         let Ok(tree) = super::parse(&synthetic) else {
             return;
         };
+        // The re-parsed text has its own offsets: it starts without this
+        // function's locals, which are filled in below from where the
+        // declaration names one (`vec![Tool::new(NAME, "..", schema)]`).
         let mut flow = Flow::new(&synthetic, &[], true);
         flow.reparse_depth = self.reparse_depth + 1;
-        flow.locals.strs = self.locals.strs.clone();
-        flow.locals.schemas = self.locals.schemas.clone();
         let Some(block) = tree
             .root_node()
             .named_child(0)
@@ -1761,6 +1830,18 @@ impl<'t, 's> Flow<'t, 's> {
         let start = ts::span(body).start;
         for mut t in std::mem::take(&mut flow.tools) {
             shift_decl(&mut t, start, PREFIX.len());
+            let local = |s: Span| text_at(src, s).trim().to_string();
+            if t.name == ValueExpr::Unknown
+                && let Some(v) = self.locals.strs.get(&local(t.name_site))
+            {
+                t.name = v.clone();
+            }
+            if t.schema.is_none()
+                && let Some(site) = t.schema_site
+                && let Some(s) = self.locals.schemas.get(&local(site))
+            {
+                t.schema = Some(s.clone());
+            }
             self.tools.push(t);
         }
     }
@@ -1814,6 +1895,7 @@ impl<'t, 's> Flow<'t, 's> {
             d.schema = args
                 .get(2)
                 .and_then(|s| values::schema_expr(*s, src, &self.locals));
+            d.schema_site = args.get(2).map(|s| ts::span(*s));
             d
         });
     }
@@ -1891,6 +1973,7 @@ impl<'t, 's> Flow<'t, 's> {
             );
             d.description = desc_value;
             d.schema = values::schema_expr(schema_node, src, &self.locals);
+            d.schema_site = Some(ts::span(schema_node));
             d.strict = strict;
             d
         });
@@ -1990,6 +2073,11 @@ impl<'t, 's> Flow<'t, 's> {
     }
 }
 
+/// The text at a span, or nothing when the span is not in `src`.
+fn text_at(src: &str, s: Span) -> &str {
+    src.get(s.range()).unwrap_or("")
+}
+
 /// Moves the spans of a declaration found in re-parsed text (`vec!`
 /// bodies) back into the file: `at` is where the text starts in the file,
 /// `prefix` how much was put before it.
@@ -2037,6 +2125,9 @@ fn shift_decl(t: &mut ToolDecl, at: usize, prefix: usize) {
         None => {}
     }
     mv(&mut t.span);
+    if let Some(s) = &mut t.schema_site {
+        mv(s);
+    }
     if let Some((_, s)) = &mut t.args_type {
         mv(s);
     }

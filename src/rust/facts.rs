@@ -70,6 +70,9 @@ pub struct ToolDecl {
     /// The file (index in the crate) `name` and `name_site` point into,
     /// when not the declaration's own (a tool named where it is registered).
     pub name_file: Option<usize>,
+    /// Where the schema expression is written, when it is an argument or
+    /// field of the declaration.
+    pub schema_site: Option<Span>,
 }
 
 impl ToolDecl {
@@ -89,6 +92,7 @@ impl ToolDecl {
             args_type: None,
             cfg: None,
             name_file: None,
+            schema_site: None,
         }
     }
 }
@@ -152,6 +156,8 @@ pub struct CallFact {
     /// `Flow::is_direct`), not one computed from it?
     pub direct: Vec<bool>,
     pub method: bool,
+    /// `Self::f(self, ..)`: the receiver is passed as the first argument.
+    pub self_arg: bool,
     pub target: CallTarget,
     pub span: Span,
 }
@@ -193,8 +199,6 @@ pub struct StructFact {
     /// `#[serde(flatten)]` on a field: unknown keys may be collected.
     pub has_flatten: bool,
     pub doc: Option<String>,
-    /// The span of the `#[derive(..)]` list holding `Deserialize`.
-    pub derive_span: Option<Span>,
 }
 
 impl StructFact {
@@ -229,6 +233,8 @@ pub struct ConstFact {
 /// One `impl` block: its type and trait, and associated types.
 #[derive(Clone, Debug, Default)]
 pub struct ImplFact {
+    /// The whole `impl` block.
+    pub span: Span,
     pub self_type: String,
     pub trait_name: Option<String>,
     /// `type Args = T;` and friends.

@@ -279,6 +279,11 @@ impl<'a> Index<'a> {
                 } else {
                     same_impl
                 };
+                // A name defined in many places says nothing (and following
+                // every one of them is exponential in the depth).
+                if candidates.len() > MAX_SAME_NAME {
+                    return None;
+                }
                 let mut resolved: Vec<Name> = candidates
                     .iter()
                     .filter_map(|f| {
@@ -496,9 +501,11 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                 .as_ref()
                 .map(|d| idx.resolve_name(d, fi, decl.impl_id, 0));
             let description_dynamic = matches!(description, Some(None));
+            // Described in another file (a constant): point at the
+            // declaration, which is in the tool's file.
             let description = description.flatten().map(|d| Spanned {
                 value: d.value,
-                span: if d.file == fi { d.span } else { decl.name_site },
+                span: if d.file == fi { d.span } else { decl.span },
             });
             let mut via = Vec::new();
             if name.file != name_fi || !decl.name_site_contains(name.span) {
@@ -659,7 +666,12 @@ fn add_registered_tools(files: &mut [FileFacts]) {
                     span: reg.name_span,
                 }),
                 reg.name_span,
-                reg.span.start_only(),
+                // The declaration is the impl; the registration names it.
+                if ii == fi {
+                    reg.span.start_only()
+                } else {
+                    files[ii].impls[id].span.start_only()
+                },
                 crate::model::ToolFormat::Rust,
             );
             d.description = description;
@@ -837,7 +849,7 @@ fn surface(idx: &Index, tools: &[CodeTool]) -> HashMap<FnRef, Reach> {
                     // Map argument positions to the callee's parameters.
                     let has_self = target.params.first().is_some_and(|p| p.is_self);
                     let offset = usize::from(call.method && !has_self);
-                    let shift = usize::from(!call.method && has_self);
+                    let shift = usize::from(!call.method && has_self && !call.self_arg);
                     let (mut taint, mut direct, mut roots) = (0u64, 0u64, 0u64);
                     for pos in offset..call.args.len() {
                         let param = pos - offset + shift;

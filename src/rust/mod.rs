@@ -23,8 +23,8 @@ pub use analyze::FnView;
 pub use facts::{Candidate, FileFacts, Need};
 pub use link::{Crate, FnRef};
 
-/// Parsing a file longer than this is abandoned (with a message), so no
-/// input can hang a scan.
+/// Parsing that takes longer than this is abandoned (with a message), so
+/// no input can hang a scan.
 pub const PARSE_TIMEOUT: Duration = Duration::from_secs(10);
 
 thread_local! {

@@ -45,6 +45,13 @@ pub struct Locals {
 
 /// The value of a string-valued expression.
 pub fn value_expr(n: TsNode, src: &str, locals: &Locals) -> ValueExpr {
+    value_expr_at(n, src, locals, 0)
+}
+
+fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueExpr {
+    if depth > ts::MAX_DEPTH {
+        return ValueExpr::Unknown;
+    }
     let n = ts::peel(n, src);
     match n.kind() {
         "string_literal" | "raw_string_literal" => match ts::string_value(n, src) {
@@ -105,7 +112,7 @@ pub fn value_expr(n: TsNode, src: &str, locals: &Locals) -> ValueExpr {
             let args = ts::call_args(n);
             match (name.as_str(), recv, args.as_slice()) {
                 // String::from(x), x.into(), Cow::from(x)
-                ("from" | "new", None, [arg]) => value_expr(*arg, src, locals),
+                ("from" | "new", None, [arg]) => value_expr_at(*arg, src, locals, depth + 1),
                 (_, _, []) if !name.starts_with("to_") && !name.starts_with("as_") => {
                     ValueExpr::Call(name, ts::span(n))
                 }
@@ -233,8 +240,9 @@ pub fn turbofish(call: TsNode, src: &str) -> Option<(String, Span)> {
     Some((text(first, src).to_string(), ts::span(first)))
 }
 
-/// `Option<Vec<crate::Args>>` → `Args`; `Parameters<Args>` → `Args` is
-/// [`inner_type`]'s job. Here: the last path segment without generics.
+/// The last path segment of a type, without generics:
+/// `crate::args::ReadArgs` → `ReadArgs`, `Option<String>` → `Option`
+/// (the type inside a wrapper is [`inner_type`]'s job).
 pub fn type_name(ty: &str) -> &str {
     let base = ty.split('<').next().unwrap_or(ty).trim();
     base.rsplit("::").next().unwrap_or(base).trim()

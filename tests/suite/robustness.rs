@@ -151,7 +151,7 @@ proptest! {
         for all in [false, true] {
             let cx = Context { targets: &targets, explicit: &[], all, truncation_markers: &[] };
             let rules: Vec<_> = REGISTRY.iter().collect();
-            let facts = toolaudit::rust::analyze::analyze(&file, tree.root_node(), &cx, &rules, false);
+            let facts = toolaudit::rust::analyze::analyze(&file, tree.root_node(), &cx, &rules);
             let mut k = toolaudit::rust::link::link(vec![facts], "crate:t", &|_| false);
             let mut out = toolaudit::rust::link::findings(&mut k, all);
             for e in REGISTRY {

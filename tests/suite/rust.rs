@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use predicates::prelude::*;
 use serde_json::Value;
 
 use super::util::{bin, describe, scan};
@@ -456,4 +457,281 @@ fn object_macro_schemas_are_read() {
     );
     let found = scan(&[dir.path()], &["M101"], &[]).diagnostics;
     assert_eq!(found.len(), 1, "{}", describe(&found));
+}
+
+// Regressions from the code review of the Rust analysis.
+
+fn codes_at(dir: &Path, select: &[&str]) -> Vec<(String, String, usize, String)> {
+    scan(&[dir], select, &[])
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let lc = d.file.line_col(d.span.start);
+            (
+                d.code.to_string(),
+                d.file
+                    .path
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                lc.line,
+                d.file.slice(d.span).to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A schema bound to a local and used in `vec![..]` keeps its own span
+/// (it was shifted twice and pointed past the end of the file).
+#[test]
+fn vec_tools_with_local_schemas_point_at_the_schema() {
+    let lib = r#"pub fn tools() -> Vec<Tool> {
+    let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    vec![Tool::new("search", "Search", schema)]
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let found = codes_at(dir.path(), &["M101"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].2, 2);
+    assert!(found[0].3.starts_with("\"type\""), "{found:?}");
+}
+
+/// Deep nesting in expressions the value and default helpers follow, and a
+/// name resolved through many same-named functions, finish quickly.
+#[test]
+fn hostile_shapes_neither_crash_nor_explode() {
+    let deep = format!(
+        "fn call(&self, args: Value) -> String {{ let x = {}None{}; const X: &str = {}\"a\"{}; x }}\n",
+        "Some(".repeat(30_000),
+        ")".repeat(30_000),
+        "String::from(".repeat(30_000),
+        ")".repeat(30_000),
+    );
+    let mut many = String::from("pub fn tools() -> Tool { Tool::new(f(), \"d\", json!({})) }\n");
+    for i in 0..90 {
+        many.push_str(&format!("mod m{i} {{ pub fn f() -> String {{ f() }} }}\n"));
+    }
+    let dir = crate_with(&[("src/lib.rs", &deep), ("src/many.rs", &many)]);
+    bin().arg("scan").arg(dir.path()).assert().code(0);
+}
+
+/// A tool registered in one file and implemented in another is defined
+/// where its impl is; findings about it point into the right files.
+#[test]
+fn registered_tools_point_into_their_own_files() {
+    let echo = r#"pub struct EchoTool;
+
+impl ToolHandler for EchoTool {
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    }
+
+    fn call(&self, args: Value) -> String {
+        args.to_string()
+    }
+}
+"#;
+    let lib = "mod echo;\n\npub fn setup(r: &mut Registry) {\n    r.register_tool(\"echo.v2\", Box::new(echo::EchoTool));\n}\n";
+    let dir = crate_with(&[("src/echo.rs", echo), ("src/lib.rs", lib)]);
+    let tools = tools_in(dir.path());
+    assert_eq!(
+        tools[0]["file"].as_str().unwrap(),
+        rel_str(dir.path(), "src/echo.rs")
+    );
+    assert_eq!(tools[0]["line"], 3);
+    // S106 named in full also checks parameters: `text` is in echo.rs.
+    let found = codes_at(dir.path(), &["N101", "S106"]);
+    assert_eq!(
+        found,
+        [
+            (
+                "S106".to_string(),
+                "echo.rs".to_string(),
+                5,
+                "\"text\"".to_string()
+            ),
+            (
+                "N101".to_string(),
+                "lib.rs".to_string(),
+                4,
+                "\"echo.v2\"".to_string()
+            ),
+            (
+                "S106".to_string(),
+                "lib.rs".to_string(),
+                4,
+                "\"echo.v2\"".to_string()
+            ),
+        ]
+    );
+}
+
+fn rel_str(dir: &Path, p: &str) -> String {
+    dir.join(p).to_string_lossy().into_owned()
+}
+
+/// In Rust, `#` starts an attribute, not a comment: a suppression after
+/// `#[tool(..)]` on the same line applies to that line.
+#[test]
+fn suppressions_after_attributes_apply() {
+    let lib = r#"pub struct S;
+
+#[tool_router]
+impl S {
+    #[tool(name = "fs.read", description = "Read")] // toolaudit: ignore[N101] only served to Gemini
+    async fn read(&self) -> String {
+        String::new()
+    }
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    bin()
+        .arg("scan")
+        .arg(dir.path())
+        .args(["--select", "N101"])
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains("matches no finding").not());
+}
+
+/// `cfg(feature = "latest")` does not make a tool test code;
+/// `cfg(all(test, not(miri)))` does.
+#[test]
+fn cfg_conditions_are_evaluated_not_searched() {
+    let lib = r#"pub struct S;
+
+#[tool_router]
+impl S {
+    #[cfg(feature = "latest")]
+    #[tool(description = "New")]
+    async fn latest(&self) -> String {
+        String::new()
+    }
+}
+
+#[cfg(all(test, not(miri)))]
+mod tests {
+    #[tool_router]
+    impl T {
+        #[tool(description = "Fake")]
+        async fn fake(&self) -> String {
+            String::new()
+        }
+    }
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let names: Vec<String> = tools_in(dir.path())
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["latest"]);
+}
+
+/// `Self::helper(self, &args)` passes the arguments like `self.helper(&args)`;
+/// M301 names the field, not the variable; `session_id` is an argument.
+#[test]
+fn calls_names_and_parameters_of_handlers() {
+    let lib = r#"use serde_json::{Value, json};
+
+const MAX: usize = 500;
+
+pub struct Grep;
+
+impl Grep {
+    fn name(&self) -> &'static str {
+        "grep"
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"pattern": {"type": "string"}}, "additionalProperties": false})
+    }
+
+    fn call(&self, args: Value) -> String {
+        Self::helper(self, &args)
+    }
+
+    fn helper(&self, args: &Value) -> String {
+        let context = args.get("context_lines").and_then(Value::as_u64);
+        format!("{context:?}")
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListArgs {
+    pub limit: Option<usize>,
+    pub session_id: String,
+}
+
+pub struct Server;
+
+#[tool_router]
+impl Server {
+    #[tool(description = "List")]
+    async fn list(&self, Parameters(a): Parameters<ListArgs>) -> String {
+        let n = a.limit.unwrap_or(10).min(MAX);
+        let m = a.limit.unwrap_or(1).min(500u32 as usize);
+        format!("{n} {m} {}", a.session_id)
+    }
+
+    #[tool(description = "Poll")]
+    async fn poll(&self, #[tool(param)] session_id: String, #[tool(param)] page_token: String) -> String {
+        format!("{session_id} {page_token}")
+    }
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let found = scan(&[dir.path()], &["M103", "M301"], &[]).diagnostics;
+    let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "handler of `grep` reads `context_lines`, which its input schema does not declare",
+            "requested `limit` is silently capped at `MAX`",
+        ],
+        "{}",
+        describe(&found)
+    );
+    let poll = tools_in(dir.path())
+        .into_iter()
+        .find(|t| t["name"] == "poll")
+        .unwrap();
+    assert_eq!(
+        poll["parameters"],
+        serde_json::json!(["session_id", "page_token"])
+    );
+}
+
+/// A Rust file named on the command line is read even in a test folder;
+/// M203 wants a function that returns the default to be named for
+/// arguments as a word, not to contain `arg` (`record_target`).
+#[test]
+fn explicit_test_files_and_m203_returns() {
+    let lib = r#"pub fn record_target(call: &Call) -> Value {
+    serde_json::from_str(&call.arguments).unwrap_or_default()
+}
+
+pub fn parse_args(call: &Call) -> Value {
+    serde_json::from_str(&call.arguments).unwrap_or_default()
+}
+"#;
+    let dir = crate_with(&[("tests/decode.rs", lib)]);
+    let file = dir.path().join("tests/decode.rs");
+    let out = bin()
+        .arg("scan")
+        .arg(&file)
+        .args(["--select", "M203", "--format", "json"])
+        .assert()
+        .code(1);
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let lines: Vec<u64> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [6]);
 }
