@@ -184,13 +184,41 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
-    /// Can `self` and `other` be offered in the same build? Not when both
-    /// are under different `#[cfg(..)]` conditions.
+    /// Can `self` and `other` be offered in the same build? Not when they
+    /// are under conditions that exclude each other: different platforms
+    /// (`target_os`, `unix`/`windows`, …), or `x` and `not(x)`. Features
+    /// add up, so `feature = "a"` and `feature = "b"` can coexist.
     pub fn coexists_with(&self, other: &ToolDef) -> bool {
-        match (&self.cfg, &other.cfg) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
+        let (Some(a), Some(b)) = (&self.cfg, &other.cfg) else {
+            return true;
+        };
+        if a == b {
+            return true;
         }
+        let inner = |c: &str| -> String {
+            c.trim()
+                .strip_prefix('(')
+                .and_then(|c| c.strip_suffix(')'))
+                .unwrap_or(c)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect()
+        };
+        let (a, b) = (inner(a), inner(b));
+        let negated = a == format!("not({b})") || b == format!("not({a})");
+        let platform = |c: &str| {
+            [
+                "target_os",
+                "target_family",
+                "target_arch",
+                "target_env",
+                "unix",
+                "windows",
+            ]
+            .iter()
+            .any(|w| c.contains(w))
+        };
+        !(negated || (platform(&a) && platform(&b)))
     }
 
     /// True when parts of the name are only known at run time.

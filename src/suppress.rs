@@ -120,8 +120,14 @@ pub fn apply_all(
     let mut used = vec![false; config.len()];
     let mut out = Vec::new();
     let mut kept = Vec::with_capacity(diags.len());
+    // The comments of each file, so a finding looks only at its own file's.
+    let mut by_path: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (i, s) in inline.iter().enumerate() {
+        by_path.entry(s.path.clone()).or_default().push(i);
+    }
     for d in diags.drain(..) {
-        match reason_for(&d, inline, config, &mut used, per_file, cwd) {
+        let own = by_path.get(&d.file.display).map_or(&[][..], Vec::as_slice);
+        match reason_for(&d, inline, own, config, &mut used, per_file, cwd) {
             Some(r) => out.push((d, r)),
             None => kept.push(d),
         }
@@ -144,18 +150,22 @@ pub fn apply_all(
     (out, notes)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn reason_for(
     d: &Diagnostic,
     inline: &mut [Inline],
+    own: &[usize],
     config: &[ConfigSuppression],
     used: &mut [bool],
     per_file: &[PerFileIgnore],
     cwd: &Path,
 ) -> Option<Reason> {
     let line = d.file.line_col(d.span.start).line;
-    if let Some(s) = inline.iter_mut().find(|s| {
-        s.path == d.file.display && s.codes.contains(&d.code) && s.target.is_none_or(|t| t == line)
+    if let Some(&i) = own.iter().find(|&&i| {
+        let s = &inline[i];
+        s.codes.contains(&d.code) && s.target.is_none_or(|t| t == line)
     }) {
+        let s = &mut inline[i];
         s.used = true;
         return Some(Reason::Comment(s.reason.clone()));
     }

@@ -76,7 +76,15 @@ pub fn mentions_limit(s: &str) -> bool {
 pub fn is_error_exit(n: TsNode, src: &str) -> bool {
     let t = text(n, src);
     let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.contains("Err(")
+    let has_call = |name: &str| {
+        compact.match_indices(name).any(|(i, _)| {
+            !compact[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    has_call("Err(")
         || compact.contains("::error(")
         || compact.contains("is_error:Some(true)")
         || compact.contains("is_error:true")
@@ -92,9 +100,10 @@ pub fn is_error_exit(n: TsNode, src: &str) -> bool {
         ]
         .iter()
         .any(|m| compact.contains(m))
-        || compact.starts_with("return") && !compact.starts_with("returnOk(")
-        || compact.starts_with("continue")
-        || compact.starts_with("break")
+        || (n.kind() == "return_expression" || starts_with_keyword(t, "return"))
+            && !compact.trim_start_matches('{').starts_with("returnOk(")
+        || starts_with_keyword(t, "continue")
+        || starts_with_keyword(t, "break")
 }
 
 /// The text of `n` when it is a default value: any literal (`None`,
@@ -437,4 +446,11 @@ pub fn literal_number(t: &str) -> Option<f64> {
     .find_map(|s| t.strip_suffix(s))
     .unwrap_or(&t);
     t.parse().ok()
+}
+
+/// Does `text` start with the keyword `kw` (not `returned_value`)?
+fn starts_with_keyword(text: &str, kw: &str) -> bool {
+    let t = text.trim_start().trim_start_matches('{').trim_start();
+    t.strip_prefix(kw)
+        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
 }

@@ -10,13 +10,16 @@ pub struct DuplicateToolName;
 
 impl Rule for DuplicateToolName {
     fn check_group(&self, _cx: &Context, tools: &[&ToolDef], out: &mut Vec<Diagnostic>) {
-        let mut first: HashMap<&str, &ToolDef> = HashMap::new();
+        // Every earlier tool of each name: one per platform may share it.
+        let mut seen: HashMap<&str, Vec<&ToolDef>> = HashMap::new();
         for &tool in tools {
-            let Some(&earlier) = first.get(tool.name.value.as_str()) else {
-                first.insert(&tool.name.value, tool);
+            let earlier_ones = seen.entry(tool.name.value.as_str()).or_default();
+            let found = earlier_ones.iter().copied().find(|e| e.coexists_with(tool));
+            earlier_ones.push(tool);
+            let Some(earlier) = found else {
                 continue;
             };
-            if !earlier.coexists_with(tool) || tool.name_is_template() {
+            if tool.name_is_template() {
                 continue;
             }
             let place = if std::ptr::eq(earlier.name_file.as_ref(), tool.name_file.as_ref()) {

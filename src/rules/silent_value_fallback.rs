@@ -155,7 +155,12 @@ fn chain<'t>(i: TsNode<'t>, f: &FnView) -> Option<(TsNode<'t>, Vec<String>, Fall
         let Some(alt) = field(cur, "alternative") else {
             // `if x == "a" { ..; return ..; }` with the rest after it.
             let then = field(cur, "consequence")?;
-            let returns = text(then, f.src).contains("return") && !is_error_exit(then, f.src);
+            let mut has_return = false;
+            ts::walk(then, &mut |c| {
+                has_return |= c.kind() == "return_expression";
+                !has_return
+            });
+            let returns = has_return && !is_error_exit(then, f.src);
             return if returns {
                 Some((subject?, known, Fallback::After))
             } else {

@@ -290,6 +290,7 @@ impl<'a> Analyzer<'a> {
             assoc_types: Vec::new(),
         });
         let tools_before = self.facts.tools.len();
+        let fns_before = self.facts.fns.len();
         if let Some(body) = field(node, "body") {
             self.items(body, Some(id), test, depth + 1);
         }
@@ -307,16 +308,21 @@ impl<'a> Analyzer<'a> {
             }
         }
         if self.facts.tools.len() == tools_before {
-            self.trait_tool(id, node, args_type);
+            self.trait_tool(id, fns_before, node, args_type);
         }
     }
 
     /// An impl with `fn name()` (or `const NAME`) and a schema or
     /// description method: a hand-rolled `Tool` trait.
-    fn trait_tool(&mut self, id: usize, node: TsNode, args_type: Option<(String, Span)>) {
-        let fns: Vec<&FnFact> = self
-            .facts
-            .fns
+    fn trait_tool(
+        &mut self,
+        id: usize,
+        fns_from: usize,
+        node: TsNode,
+        args_type: Option<(String, Span)>,
+    ) {
+        // The impl's methods were recorded just before, in a row.
+        let fns: Vec<&FnFact> = self.facts.fns[fns_from..]
             .iter()
             .filter(|f| f.impl_id == Some(id))
             .collect();
@@ -670,7 +676,7 @@ impl<'a> Analyzer<'a> {
             }
         }
         if schema.is_none() {
-            schema = Some(SchemaExpr::Params(param_fields));
+            schema = Some(SchemaExpr::Params(param_fields, fact.name_span));
         }
         let name_site = match &name {
             ValueExpr::Str(s) => s.span,
@@ -2121,7 +2127,10 @@ fn shift_decl(t: &mut ToolDecl, at: usize, prefix: usize) {
     match &mut t.schema {
         Some(SchemaExpr::Json(n)) => node(n, &mv, 0),
         Some(SchemaExpr::Type(_, s) | SchemaExpr::Call(_, s)) => mv(s),
-        Some(SchemaExpr::Params(fields)) => fields.iter_mut().for_each(|f| mv(&mut f.span)),
+        Some(SchemaExpr::Params(fields, at)) => {
+            mv(at);
+            fields.iter_mut().for_each(|f| mv(&mut f.span));
+        }
         None => {}
     }
     mv(&mut t.span);

@@ -39,8 +39,9 @@ pub enum SchemaExpr {
     Type(String, Span),
     /// What a function returns: `Self::input_schema()`.
     Call(String, Span),
-    /// A schema synthesised from rmcp `#[tool(param)]` parameters.
-    Params(Vec<FieldFact>),
+    /// A schema synthesised from rmcp `#[tool(param)]` parameters, anchored
+    /// at the method's name.
+    Params(Vec<FieldFact>, Span),
 }
 
 /// One tool declaration found in the file, before names and schemas are

@@ -18,13 +18,14 @@ pub fn parse_macro(m: TsNode, src: &str) -> Option<Node> {
     // `json!( <value> )`: the outer delimiters are the macro's own.
     let inner: Vec<TsNode> = ts::children(body);
     let tokens = inner.get(1..inner.len().saturating_sub(1))?;
-    Some(value(tokens, src, 0))
+    Some(value(tokens, src, 0, ts::span(body)))
 }
 
-fn value(tokens: &[TsNode], src: &str, depth: usize) -> Node {
+/// The value of `tokens`; an empty one (`"a": ,`) is unknown, at `at`.
+fn value(tokens: &[TsNode], src: &str, depth: usize, at: Span) -> Node {
     let Some((first, last)) = tokens.first().zip(tokens.last()) else {
         return Node {
-            span: Span::default(),
+            span: at,
             kind: NodeKind::Opaque(String::new()),
         };
     };
@@ -124,7 +125,7 @@ fn object(tt: TsNode, src: &str, depth: usize) -> NodeKind {
         members.push(Member {
             key,
             key_span,
-            value: value(&rest[1..], src, depth + 1),
+            value: value(&rest[1..], src, depth + 1, ts::span(rest[0])),
         });
     }
     NodeKind::Object(members)
@@ -134,7 +135,7 @@ fn array(tt: TsNode, src: &str, depth: usize) -> NodeKind {
     NodeKind::Array(
         entries(tt, src)
             .iter()
-            .map(|e| value(e, src, depth + 1))
+            .map(|e| value(e, src, depth + 1, ts::span(tt)))
             .collect(),
     )
 }

@@ -44,6 +44,10 @@ pub struct Crate {
     pub field_reads: BTreeSet<String>,
     /// Functions on the tool-call surface.
     pub surface: HashMap<FnRef, Reach>,
+    /// Functions that dispatch on the crate's tool names.
+    dispatchers: BTreeSet<FnRef>,
+    /// For each tool, the surface functions its handler reaches, in order.
+    by_tool: Vec<Vec<FnRef>>,
 }
 
 /// How a function is on the tool-call surface.
@@ -64,10 +68,7 @@ impl Crate {
     /// Does `f` dispatch on the names of the crate's tools (so its code
     /// serves every tool)? A `match` on an operation argument is not.
     pub fn is_dispatcher(&self, f: FnRef) -> bool {
-        self.files[f.file]
-            .dispatch
-            .iter()
-            .any(|d| d.fn_index == f.index && self.tools.iter().any(|t| t.def.name.value == d.tool))
+        self.dispatchers.contains(&f)
     }
 
     pub fn fact(&self, f: FnRef) -> &FnFact {
@@ -87,10 +88,10 @@ impl Crate {
     pub fn reads_of(&self, tool: usize) -> (Vec<(FnRef, &KeyRead)>, bool) {
         let mut reads = Vec::new();
         let mut escapes = false;
-        for (f, reach) in &self.surface {
+        for f in self.by_tool.get(tool).into_iter().flatten() {
+            let reach = &self.surface[f];
             // A dispatcher's reads (`request["name"]`) belong to no one tool.
-            let dispatcher = self.is_dispatcher(*f);
-            if !reach.tools.contains(&tool) || dispatcher || reach.roots == 0 {
+            if self.is_dispatcher(*f) || reach.roots == 0 {
                 continue;
             }
             let fact = self.fact(*f);
@@ -326,8 +327,8 @@ impl<'a> Index<'a> {
                     Some(s),
                 ))
             }
-            SchemaExpr::Params(fields) => {
-                let at = fields.first().map_or(Span::default(), |f| f.span);
+            SchemaExpr::Params(fields, at) => {
+                let at = *at;
                 // Derived, but from parameters rather than a struct.
                 Some((struct_schema(fields, false, at), file, Some(PARAMS)))
             }
@@ -583,11 +584,36 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
         .iter()
         .flat_map(|f| f.field_reads.iter().cloned())
         .collect();
+    let names: BTreeSet<&str> = tools.iter().map(|t| t.def.name.value.as_str()).collect();
+    let dispatchers: BTreeSet<FnRef> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| {
+            f.dispatch
+                .iter()
+                .filter(|d| names.contains(d.tool.as_str()))
+                .map(move |d| FnRef {
+                    file: fi,
+                    index: d.fn_index,
+                })
+        })
+        .collect();
+    drop(names);
+    let mut by_tool: Vec<Vec<FnRef>> = vec![Vec::new(); tools.len()];
+    let mut reached: Vec<(&FnRef, &Reach)> = surface.iter().collect();
+    reached.sort_by_key(|(f, _)| **f);
+    for (f, reach) in reached {
+        for t in &reach.tools {
+            by_tool[*t].push(*f);
+        }
+    }
     let mut k = Crate {
         files,
         tools,
         field_reads,
         surface,
+        dispatchers,
+        by_tool,
     };
     // What the handlers show of how they take their arguments.
     let intakes: Vec<Option<Intake>> = (0..k.tools.len())
@@ -897,6 +923,14 @@ pub fn findings(k: &mut Crate, all: bool) -> Vec<Diagnostic> {
         .iter_mut()
         .map(|f| std::mem::take(&mut f.candidates))
         .collect();
+    // Names called by functions that mark a truncation in their output.
+    let marked_callees: BTreeSet<&str> = k
+        .files
+        .iter()
+        .flat_map(|f| &f.fns)
+        .filter(|func| func.marks_truncation)
+        .flat_map(|func| func.calls.iter().map(|c| c.callee.as_str()))
+        .collect();
     for (fi, cs) in candidates.into_iter().enumerate() {
         let f = &k.files[fi];
         for c in cs {
@@ -939,8 +973,7 @@ pub fn findings(k: &mut Crate, all: bool) -> Vec<Diagnostic> {
                     !tools.iter().any(|t| requires(t, key))
                 }
                 Quiet::IfCallerMarksTruncation => {
-                    let name = &f.fns[c.fn_index].name;
-                    callers_mark(&k.files, name)
+                    marked_callees.contains(f.fns[c.fn_index].name.as_str())
                 }
             };
             if !quiet {
@@ -954,12 +987,15 @@ pub fn findings(k: &mut Crate, all: bool) -> Vec<Diagnostic> {
 /// Does a tool tell the model about a bound on its input: a `maximum` in
 /// the schema, or "at most", "maximum", "capped", "up to" in a description?
 fn documents_bound(t: &ToolDef) -> bool {
+    // Phrases, matched on word boundaries ("max" but not "maximize").
     const WORDS: &[&str] = &[
         "max",
+        "max.",
+        "maximum",
         "at most",
         "up to",
         "capped",
-        "clamp",
+        "clamped",
         "limited to",
         "no more than",
         "between",
@@ -996,19 +1032,17 @@ fn documents_bound(t: &ToolDef) -> bool {
     if let Some(s) = &t.input_schema {
         texts(s, &mut all, &mut bound, 0);
     }
+    let has_phrase = |text: &str, w: &str| {
+        text.match_indices(w).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + w.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    };
     bound
         || all
             .iter()
-            .any(|text| WORDS.iter().any(|w| text.contains(w)))
-}
-
-/// Does a function that calls `name` mark truncation in its output?
-fn callers_mark(files: &[FileFacts], name: &str) -> bool {
-    files.iter().any(|f| {
-        f.fns
-            .iter()
-            .any(|func| func.marks_truncation && func.calls.iter().any(|c| c.callee == name))
-    })
+            .any(|text| WORDS.iter().any(|w| has_phrase(text, w)))
 }
 
 /// Does a tool's input schema declare `key`?
