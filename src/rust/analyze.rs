@@ -158,6 +158,7 @@ pub fn analyze(
             ignored_fields: Vec::new(),
             registrations: Vec::new(),
             checked_fields: Default::default(),
+            name_rewrites: Vec::new(),
         },
     };
     a.items(root, None, false, 0);
@@ -327,8 +328,9 @@ impl<'a> Analyzer<'a> {
             .filter(|f| f.impl_id == Some(id))
             .collect();
         let name_fn = fns.iter().find(|f| f.name == "name");
+        let from_method = name_fn.is_some_and(|f| f.returns != ValueExpr::Unknown);
         let name = match name_fn {
-            Some(f) if f.returns != ValueExpr::Unknown => f.returns.clone(),
+            Some(f) if from_method => f.returns.clone(),
             _ => match self
                 .facts
                 .consts
@@ -387,6 +389,7 @@ impl<'a> Analyzer<'a> {
             d.schema = schema;
             d.impl_id = Some(id);
             d.args_type = args_type;
+            d.name_from_method = from_method;
             d
         });
     }
@@ -557,6 +560,9 @@ impl<'a> Analyzer<'a> {
         if !is_test {
             self.rmcp_tool(node, index, &fact);
             self.facts.registrations.append(&mut flow.registrations);
+            self.facts
+                .name_rewrites
+                .extend(flow.calls.iter().filter_map(|c| name_rewrite(*c, src)));
             self.facts
                 .checked_fields
                 .extend(std::mem::take(&mut flow.checked_fields));
@@ -828,6 +834,43 @@ fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
 }
 
 /// Does an `if … else if … else` chain end in an error exit?
+/// `tool.name().trim().replace(" ", "_")`: a literal replacement applied to
+/// what a `name()` method returns (through value-preserving calls).
+fn name_rewrite(call: TsNode, src: &str) -> Option<NameRewrite> {
+    let (method, recv) = ts::callee(call, src)?;
+    if method != "replace" {
+        return None;
+    }
+    let lit = |n: TsNode| match n.kind() {
+        "char_literal" => text(n, src)
+            .strip_prefix('\'')?
+            .strip_suffix('\'')
+            .filter(|c| c.chars().count() == 1)
+            .map(str::to_string),
+        _ => ts::string_value(n, src),
+    };
+    let [from, to] = ts::call_args(call)[..] else {
+        return None;
+    };
+    let (from, to) = (lit(from).filter(|f| !f.is_empty())?, lit(to)?);
+    let mut r = recv?;
+    for _ in 0..8 {
+        let (name, inner) = ts::callee(r, src).filter(|_| r.kind() == "call_expression")?;
+        match name.as_str() {
+            "name" if inner.is_some() && ts::call_args(r).is_empty() => {
+                return Some(NameRewrite {
+                    from,
+                    to,
+                    span: ts::span(call),
+                });
+            }
+            "trim" | "to_string" | "to_owned" | "as_str" | "clone" | "replace" => r = inner?,
+            _ => return None,
+        }
+    }
+    None
+}
+
 fn ends_in_error(i: TsNode, src: &str) -> bool {
     let mut cur = i;
     for _ in 0..16 {

@@ -74,6 +74,9 @@ pub struct ToolDecl {
     /// Where the schema expression is written, when it is an argument or
     /// field of the declaration.
     pub schema_site: Option<Span>,
+    /// The name is what the impl's `name()` method returns, so the crate's
+    /// rewrites of `name()` results apply to it.
+    pub name_from_method: bool,
 }
 
 impl ToolDecl {
@@ -94,6 +97,7 @@ impl ToolDecl {
             cfg: None,
             name_file: None,
             schema_site: None,
+            name_from_method: false,
         }
     }
 }
@@ -315,6 +319,17 @@ pub struct FileFacts {
     pub registrations: Vec<Registration>,
     /// Fields whose absence is turned into an error (`x.path.ok_or(..)?`).
     pub checked_fields: BTreeSet<String>,
+    /// Rewrites of what tools' `name()` returns before it is used.
+    pub name_rewrites: Vec<NameRewrite>,
+}
+
+/// `tool.name().trim().replace(" ", "_")`: the crate sends and dispatches a
+/// tool under its `name()` with `from` replaced by `to`.
+#[derive(Clone, Debug)]
+pub struct NameRewrite {
+    pub from: String,
+    pub to: String,
+    pub span: Span,
 }
 
 /// A tool name registered with the type that handles it.

@@ -439,20 +439,43 @@ fn member(key: &str, value: Node, at: Span) -> Member {
     }
 }
 
+/// The crate's rewrites of tool `name()` results, once each, in file order.
+fn name_rewrites(files: &[FileFacts]) -> Vec<(usize, &NameRewrite)> {
+    let mut seen = BTreeSet::new();
+    files
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| f.name_rewrites.iter().map(move |r| (fi, r)))
+        .filter(|(_, r)| seen.insert((r.from.as_str(), r.to.as_str())))
+        .collect()
+}
+
 /// Links one crate. `group` names the tool list the crate's tools form;
 /// `own_group` says which files form lists of their own (examples).
 pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) -> bool) -> Crate {
     let mut files = files;
     add_registered_tools(&mut files);
     let idx = Index::new(&files);
+    let rewrites = name_rewrites(&files);
     let mut tools = Vec::new();
     let mut seen: BTreeSet<(String, usize, usize)> = BTreeSet::new();
     for (fi, f) in files.iter().enumerate() {
         for decl in &f.tools {
             let name_fi = decl.name_file.unwrap_or(fi);
-            let Some(name) = idx.resolve_name(&decl.name, name_fi, decl.impl_id, 0) else {
+            let Some(mut name) = idx.resolve_name(&decl.name, name_fi, decl.impl_id, 0) else {
                 continue; // a name only known at run time: say nothing
             };
+            // The crate sends `name()` rewritten: check what it sends.
+            let mut rewritten = None;
+            if decl.name_from_method && name.holes.is_empty() {
+                for (rfi, r) in &rewrites {
+                    let value = name.value.replace(&r.from, &r.to);
+                    if value != name.value {
+                        name.value = value;
+                        rewritten.get_or_insert((*rfi, r.span));
+                    }
+                }
+            }
             // One declaration per name and place (a trait tool is also
             // found through its `definition()`).
             if !seen.insert((name.value.clone(), fi, decl.span.start)) {
@@ -514,6 +537,13 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                     file: Arc::clone(&files[name_fi].file),
                     span: decl.name_site,
                     message: "used as the tool name here".into(),
+                });
+            }
+            if let Some((rfi, span)) = rewritten {
+                via.push(Label {
+                    file: Arc::clone(&files[rfi].file),
+                    span,
+                    message: format!("sent as `{}` after this rewrite", name.value),
                 });
             }
             let schema = schema.filter(|(n, _, _)| !matches!(n.kind, NodeKind::Opaque(_)));

@@ -735,3 +735,16 @@ pub fn parse_args(call: &Call) -> Value {
         .collect();
     assert_eq!(lines, [6]);
 }
+
+/// A crate that sends its tools' `name()` with spaces replaced
+/// (`tool.name().trim().replace(" ", "_")`) is checked for the name it
+/// sends; the same tool in a crate without the rewrite is reported.
+#[test]
+fn names_rewritten_by_the_crate_are_checked_as_sent() {
+    let sent = tools_json("tests/fixtures/N101/good-rust");
+    let names: Vec<&str> = sent.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["Web_Search"]);
+    let written = tools_json("tests/fixtures/N101/bad-rust");
+    let names: Vec<&str> = written.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["Web Search"]);
+}
