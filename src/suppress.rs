@@ -24,7 +24,9 @@ pub struct PathGlob {
 }
 
 impl PathGlob {
-    pub fn new(glob: &str, base: PathBuf) -> Result<PathGlob, globset::Error> {
+    /// `base` may hold `..` (a config found above `scan ..`): it is
+    /// normalised like the paths it is compared with.
+    pub fn new(glob: &str, base: &Path) -> Result<PathGlob, globset::Error> {
         let matcher = globset::GlobBuilder::new(glob)
             .literal_separator(true)
             .build()?
@@ -32,7 +34,7 @@ impl PathGlob {
         Ok(PathGlob {
             glob: glob.to_string(),
             matcher,
-            base,
+            base: crate::source::normalize(base),
         })
     }
 

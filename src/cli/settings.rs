@@ -287,23 +287,18 @@ pub fn resolve(
         .flatten()
     {
         let l = cfg.expect("a value comes from a file");
-        let key = format!("per-file-ignores.{glob}");
-        let base =
-            std::path::absolute(l.dir()).context("cannot resolve the config file's folder")?;
-        let path = PathGlob::new(glob, base)
-            .map_err(|e| l.value_error(&key, format!("invalid glob: {e}")))?;
-        let codes = rules::select(selectors, &[])
-            .map_err(|e| l.value_error(&key, e))?
-            .iter()
-            .map(|e| e.code)
-            .collect();
+        let (path, codes) =
+            glob_and_codes(l, &format!("per-file-ignores.{glob}"), glob, selectors)?;
         per_file_ignores.push(PerFileIgnore { path, codes });
     }
     let suppressions = config_suppressions(cfg)?;
     if !suppressions.is_empty() {
         shown.push((
             "suppress",
-            format!("{} entries", suppressions.len()),
+            match suppressions.len() {
+                1 => "1 entry".to_string(),
+                n => format!("{n} entries"),
+            },
             cfg.map_or_else(String::new, |l| l.origin("suppress")),
         ));
     }
@@ -354,6 +349,25 @@ pub fn resolve(
     })
 }
 
+/// A glob of the config file (relative to its folder) and the codes its
+/// rule selectors name, each error naming `key`.
+fn glob_and_codes(
+    l: &Loaded,
+    key: &str,
+    glob: &str,
+    selectors: &[String],
+) -> Result<(PathGlob, Vec<&'static str>)> {
+    let base = std::path::absolute(l.dir()).context("cannot resolve the config file's folder")?;
+    let path =
+        PathGlob::new(glob, &base).map_err(|e| l.value_error(key, format!("invalid glob: {e}")))?;
+    let codes = rules::select(selectors, &[])
+        .map_err(|e| l.value_error(key, e))?
+        .iter()
+        .map(|e| e.code)
+        .collect();
+    Ok((path, codes))
+}
+
 /// The `[[suppress]]` entries of the config file, checked: a reason, valid
 /// rules, a valid glob, and a tool or pointer to narrow it down.
 fn config_suppressions(cfg: Option<&Loaded>) -> Result<Vec<ConfigSuppression>> {
@@ -387,15 +401,7 @@ fn config_suppressions(cfg: Option<&Loaded>) -> Result<Vec<ConfigSuppression>> {
                 .value_error(&key, "`rules` is empty: name the codes to suppress")
                 .into());
         }
-        let codes = rules::select(&e.rules, &[])
-            .map_err(|err| l.value_error(&key, err))?
-            .iter()
-            .map(|r| r.code)
-            .collect();
-        let base =
-            std::path::absolute(l.dir()).context("cannot resolve the config file's folder")?;
-        let path = PathGlob::new(&e.path, base)
-            .map_err(|err| l.value_error(&key, format!("invalid glob: {err}")))?;
+        let (path, codes) = glob_and_codes(l, &key, &e.path, &e.rules)?;
         out.push(ConfigSuppression {
             path,
             tool: e.tool.clone(),

@@ -109,6 +109,13 @@ fn per_file_ignores_leave_findings_out_and_say_so() {
         ));
     run_in(ws.path(), &["scan", "sub/fixtures", "--format", "json"])
         .stdout(contains("\"suppressed\": 1"));
+    // The same files reached through `..` (the config is found above).
+    run_in(
+        &ws.path().join("sub/fixtures"),
+        &["scan", "../../sub/fixtures"],
+    )
+    .code(0)
+    .stdout(contains("1 finding left out"));
 }
 
 #[test]
