@@ -292,7 +292,7 @@ impl Loaded {
         }
     }
 
-    /// The folder `per-file-ignores` globs are relative to.
+    /// The folder `per-file-ignores` and `[[suppress]]` globs are relative to.
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
     }
