@@ -186,9 +186,10 @@ fn table_get<'a, 'i>(t: &'a DeTable<'i>, key: &str) -> Option<&'a DeValue<'i>> {
 
 /// Parses and validates a config file's text.
 pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
+    let line_at = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
     let invalid = |offset: usize, message: String| {
         let before = &text[..offset.min(text.len())];
-        let line = before.matches('\n').count() + 1;
+        let line = line_at(offset);
         let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         ConfigError::Invalid {
             path: path.to_path_buf(),
@@ -227,7 +228,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
                 .unwrap_or_else(|| format!("; valid keys: {}", KEYS.join(", ")));
             return Err(invalid(at, format!("unknown key `{prefix}{k}`{hint}")));
         }
-        lines.insert(k.to_string(), text[..at].matches('\n').count() + 1);
+        lines.insert(k.to_string(), line_at(at));
         // Nested tables: their keys are rule codes or globs, checked by the
         // caller against the rule table; remember where each one is.
         if matches!(k, "severity" | "per-file-ignores") {
@@ -238,8 +239,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
                 ));
             };
             for (ik, _) in inner.iter() {
-                let line = text[..ik.span().start].matches('\n').count() + 1;
-                lines.insert(format!("{k}.{}", ik.get_ref()), line);
+                lines.insert(format!("{k}.{}", ik.get_ref()), line_at(ik.span().start));
             }
         }
         // `[[suppress]]`: remember where each entry starts.
@@ -247,8 +247,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
             && let DeValue::Array(items) = value.get_ref()
         {
             for (i, item) in items.iter().enumerate() {
-                let line = text[..item.span().start].matches('\n').count() + 1;
-                lines.insert(format!("suppress[{i}]"), line);
+                lines.insert(format!("suppress[{i}]"), line_at(item.span().start));
             }
         }
     }

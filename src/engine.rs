@@ -129,13 +129,17 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     });
 
     let mut files_scanned = 0;
+    let mut read: Vec<&Path> = Vec::new();
     let mut tools = Vec::new();
     let mut diagnostics = Vec::new();
     let mut inline = Vec::new();
     let mut crates: BTreeMap<PathBuf, Vec<FileFacts>> = BTreeMap::new();
     let mut test_files_skipped = 0;
-    for o in outcomes {
+    for (o, c) in outcomes.into_iter().zip(&candidates) {
         files_scanned += usize::from(o.parsed);
+        if o.parsed {
+            read.push(&c.path);
+        }
         test_files_skipped += usize::from(o.test_file);
         if let Some((root, facts)) = o.rust {
             crates.entry(root).or_default().push(facts);
@@ -188,6 +192,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         &opts.suppressions,
         &opts.per_file_ignores,
         &opts.rules,
+        &read,
         &cwd,
     );
     notifications.extend(unused);

@@ -110,13 +110,16 @@ impl Reason {
 }
 
 /// Moves the findings that a suppression covers from `diags` to the result,
-/// with the reason; reports suppressions that matched nothing.
+/// with the reason; reports suppressions that matched nothing although
+/// their rules ran on their files (`read`).
+#[allow(clippy::too_many_arguments)]
 pub fn apply_all(
     diags: &mut Vec<Diagnostic>,
     inline: &mut [Inline],
     config: &[ConfigSuppression],
     per_file: &[PerFileIgnore],
     enabled: &[&'static RuleEntry],
+    read: &[&Path],
     cwd: &Path,
 ) -> (Vec<(Diagnostic, Reason)>, Vec<Notification>) {
     let mut used = vec![false; config.len()];
@@ -137,7 +140,7 @@ pub fn apply_all(
     *diags = kept;
     let mut notes = unused(inline, enabled);
     for (s, used) in config.iter().zip(used) {
-        if !used && s.codes.iter().all(|c| enabled.iter().any(|e| e.code == *c)) {
+        if !used && ran(&s.codes, enabled) && read.iter().any(|p| s.path.matches(p, cwd)) {
             notes.push(Notification {
                 level: Severity::Warning,
                 path: None,
@@ -316,11 +319,16 @@ fn comment_start(line: &str, rust: bool) -> Option<usize> {
     None
 }
 
+/// Did all of `codes` run? A suppression of a rule left out is not stale.
+fn ran(codes: &[&str], enabled: &[&'static RuleEntry]) -> bool {
+    codes.iter().all(|c| enabled.iter().any(|e| e.code == *c))
+}
+
 /// Notifications for suppressions that matched nothing, for rules that ran.
 fn unused(inline: &[Inline], enabled: &[&'static RuleEntry]) -> Vec<Notification> {
     inline
         .iter()
-        .filter(|s| !s.used && s.codes.iter().all(|c| enabled.iter().any(|e| e.code == *c)))
+        .filter(|s| !s.used && ran(&s.codes, enabled))
         .map(|s| Notification {
             level: Severity::Warning,
             path: Some(s.path.clone()),

@@ -97,6 +97,11 @@ fn scan(args: ScanArgs) -> Result<u8> {
             "--statistics works with --format human; the json format has `summary.by_rule`"
         );
     }
+    if args.show_suppressed && args.format != Format::Sarif {
+        anyhow::bail!(
+            "--show-suppressed works with --format sarif; other formats count suppressed findings in the summary"
+        );
+    }
     let resolved = settings::resolve(&args.input, &args.select, &args.ignore, args.fail_on)?;
     let opts = &resolved.opts;
     // Ask git first: a missing base must fail before the scan, not after.
@@ -110,11 +115,13 @@ fn scan(args: ScanArgs) -> Result<u8> {
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let (Some(rev), Some(changed)) = (&args.diff_base, &changed) {
-        let before = result.diagnostics.len();
-        result.diagnostics.retain(|d| {
+        let on_changed_line = |d: &crate::model::Diagnostic| {
             let abs = crate::source::normalize(&cwd.join(&d.file.path));
             changed.contains(&abs, d.file.line_col(d.span.start).line)
-        });
+        };
+        let before = result.diagnostics.len();
+        result.diagnostics.retain(on_changed_line);
+        result.suppressed.retain(|(d, _)| on_changed_line(d));
         result.diff_base = Some((rev.clone(), before - result.diagnostics.len()));
     }
     if let Some(path) = &args.baseline {

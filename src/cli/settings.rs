@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context as _, Result};
+use clap::ValueEnum as _;
 
 use super::args::{FailOn, InputArgs};
 use crate::config::{self, Loaded, SizeValue};
@@ -231,22 +232,21 @@ pub fn resolve(
 
     let config_scope = match c.and_then(|c| c.scope.as_deref()) {
         None => None,
-        Some("surface") => Some(Scope::Surface),
-        Some("all") => Some(Scope::All),
-        Some(other) => {
-            return Err(cfg
-                .expect("a value comes from a file")
-                .value_error(
+        Some(given) => Some(
+            <Scope as clap::ValueEnum>::from_str(given, false).map_err(|_| {
+                let names = Scope::value_variants().iter().map(|s| s.as_str());
+                cfg.expect("a value comes from a file").value_error(
                     "scope",
                     format!(
-                        "unknown scope `{other}`{}; use surface or all",
-                        crate::error::suggest(other, ["surface", "all"])
+                        "unknown scope `{given}`{}; use {}",
+                        crate::error::suggest(given, names.clone())
                             .map(|s| format!(" (did you mean `{s}`?)"))
-                            .unwrap_or_default()
+                            .unwrap_or_default(),
+                        names.collect::<Vec<_>>().join(" or ")
                     ),
                 )
-                .into());
-        }
+            })?,
+        ),
     };
     let (scope, src) = pick(
         input.scope,

@@ -142,10 +142,12 @@ pub fn render(r: &Report) -> String {
             Some(result(r, d, index, &r.rules[index].meta().family, &fps[i]))
         })
         .collect();
+    let mut suppressed_left_out = 0;
     if r.show_suppressed {
         // Suppressed results stay in the file, marked, so code scanning
         // shows them as dismissed instead of reopening them.
         let room = MAX_RESULTS.saturating_sub(results.len());
+        suppressed_left_out = r.scan.suppressed.len().saturating_sub(room);
         for ((d, why), fp) in r.scan.suppressed.iter().zip(&suppressed_fps).take(room) {
             let Some(index) = r.rules.iter().position(|e| e.code == d.code) else {
                 continue;
@@ -176,6 +178,15 @@ pub fn render(r: &Report) -> String {
         notifications.push(json!({
             "level": "warning",
             "message": {"text": cap_message(left_out)},
+        }));
+    }
+    if suppressed_left_out > 0 {
+        notifications.push(json!({
+            "level": "warning",
+            "message": {"text": format!(
+                "{suppressed_left_out} suppressed findings were left out of this SARIF file: \
+                 with them it would hold more than {MAX_RESULTS} results"
+            )},
         }));
     }
     let taxa: Vec<Value> = FAMILIES

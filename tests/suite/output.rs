@@ -269,6 +269,19 @@ fn statistics_count_findings_per_rule() {
         ));
 }
 
+/// A flag that only one format honours is refused with the others, not
+/// ignored.
+#[test]
+fn show_suppressed_is_refused_outside_sarif() {
+    bin()
+        .args(["scan", "examples", "--show-suppressed"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--show-suppressed works with --format sarif",
+        ));
+}
+
 #[test]
 fn sarif_results_are_capped_loudly() {
     let dir = tempfile::tempdir().unwrap();
@@ -307,4 +320,37 @@ fn sarif_results_are_capped_loudly() {
             .contains("at most 25,000 results")
     }));
     assert_eq!(run["automationDetails"]["id"], "toolaudit/");
+
+    // Suppressed findings shown with `--show-suppressed` fit in the room
+    // left; those that do not are counted too.
+    let quiet: Vec<String> = (0..10)
+        .map(|i| format!(r#"{{"name":"q.{i}","description":"d","inputSchema":{{"type":"object","additionalProperties":false}}}}"#))
+        .collect();
+    std::fs::write(
+        dir.path().join("quiet.jsonc"),
+        format!(
+            "// toolaudit: ignore-file[N101] only sent to Gemini\n{{\"tools\":[{}]}}",
+            quiet.join(",")
+        ),
+    )
+    .unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["scan", ".", "--format", "sarif", "--select", "N101"])
+        .arg("--show-suppressed")
+        .output()
+        .unwrap();
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let texts: Vec<&str> = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["message"]["text"].as_str())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("10 suppressed findings were left out")),
+        "{texts:?}"
+    );
 }

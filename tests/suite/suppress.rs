@@ -104,10 +104,16 @@ rules = ["N"]
 reason = "legacy alias, removed in v2"
 
 [[suppress]]
+path = "*.yaml"
+tool = "gone"
+rules = ["N101"]
+reason = "stale"
+
+[[suppress]]
 path = "other/*.json"
 tool = "web:search"
 rules = ["N101"]
-reason = "stale"
+reason = "for files not scanned here"
 "#;
     let ws = workspace(&[("tools.yaml", YAML), ("toolaudit.toml", config)]);
     let (report, stderr, code) = json_scan(ws.path(), &[]);
@@ -120,6 +126,8 @@ reason = "stale"
         ),
         "{stderr}"
     );
+    // An entry for files this scan did not read is not called stale.
+    assert!(!stderr.contains("toolaudit.toml:21"), "{stderr}");
 }
 
 #[test]
