@@ -47,12 +47,13 @@ action-validator action.yml
 action-validator "$workflow"
 
 echo "== pre-commit try-repo"
-try_repo() { # $1: fixture to commit, $2: expected outcome (fail|pass)
-  local dir="$work/precommit-$2"
+try_repo() { # $1: fixture to commit, $2: expected outcome (fail|pass), $3: its name
+  local name="${3:-tools.json}"
+  local dir="$work/precommit-$2-$name"
   mkdir -p "$dir"
   git -C "$dir" init -q
-  cp "$1" "$dir/tools.json"
-  git -C "$dir" add tools.json
+  cp "$1" "$dir/$name"
+  git -C "$dir" add "$name"
   local code=0
   (cd "$dir" && pre-commit try-repo "$repo" toolaudit --all-files --color never) > "$dir.log" 2>&1 || code=$?
   if { [ "$2" = fail ] && [ "$code" -eq 0 ]; } || { [ "$2" = pass ] && [ "$code" -ne 0 ]; }; then
@@ -64,5 +65,7 @@ try_repo() { # $1: fixture to commit, $2: expected outcome (fail|pass)
 }
 try_repo tests/fixtures/names/bad.json fail
 try_repo tests/fixtures/clean/tools-list.json pass
+# A file type pre-commit has no tag for still runs the hook.
+try_repo tests/fixtures/names/bad.json fail tools.jsonc
 
 echo "integrations passed"

@@ -71,34 +71,41 @@ pub fn help_uri(code: &str) -> String {
 /// Stable identities for findings (see [`Identity`]) as hashes, with a
 /// counter that separates findings with equal identities.
 pub fn fingerprints(r: &Report) -> Vec<String> {
-    let mut seen = HashMap::new();
-    fingerprints_of(r, r.scan.diagnostics.iter(), &mut seen)
+    fingerprints_with_suppressed(r).0
 }
 
-/// Fingerprints of the reported findings, then of the suppressed ones; the
-/// reported ones are the same as [`fingerprints`] gives.
+/// Fingerprints of the reported findings and of the suppressed ones. The
+/// counter runs over both in report order, so suppressing a finding (or
+/// showing suppressed ones) changes no other finding's fingerprint.
 pub fn fingerprints_with_suppressed(r: &Report) -> (Vec<String>, Vec<String>) {
-    let mut seen = HashMap::new();
-    let reported = fingerprints_of(r, r.scan.diagnostics.iter(), &mut seen);
-    let suppressed = fingerprints_of(r, r.scan.suppressed.iter().map(|(d, _)| d), &mut seen);
-    (reported, suppressed)
-}
-
-fn fingerprints_of<'a>(
-    r: &Report,
-    diags: impl Iterator<Item = &'a Diagnostic>,
-    seen: &mut HashMap<u64, usize>,
-) -> Vec<String> {
-    diags
-        .map(|d| {
-            let id = Identity::of(d, &r.cwd, &r.root);
-            let key = format!("{}\0{}\0{}\0{}", id.code, id.file, id.tool, id.anchor);
-            let hash = fnv1a(key.as_bytes());
-            let n = seen.entry(hash).or_insert(0);
-            *n += 1;
-            format!("{hash:016x}:{n}")
-        })
-        .collect()
+    let reported = &r.scan.diagnostics;
+    let suppressed: Vec<&Diagnostic> = r.scan.suppressed.iter().map(|(d, _)| d).collect();
+    // Both lists are in report order: merge them.
+    let mut order: Vec<(bool, usize)> = (0..reported.len())
+        .map(|i| (false, i))
+        .chain((0..suppressed.len()).map(|i| (true, i)))
+        .collect();
+    let of = |&(s, i): &(bool, usize)| if s { suppressed[i] } else { &reported[i] };
+    order.sort_by(|a, b| of(a).sort_key().cmp(&of(b).sort_key()));
+    let mut seen: HashMap<u64, usize> = HashMap::new();
+    let (mut fps, mut sfps) = (
+        vec![String::new(); reported.len()],
+        vec![String::new(); suppressed.len()],
+    );
+    for slot in &order {
+        let d = of(slot);
+        let id = Identity::of(d, &r.cwd, &r.root);
+        let key = format!("{}\0{}\0{}\0{}", id.code, id.file, id.tool, id.anchor);
+        let hash = fnv1a(key.as_bytes());
+        let n = seen.entry(hash).or_insert(0);
+        *n += 1;
+        let fp = format!("{hash:016x}:{n}");
+        match slot {
+            (false, i) => fps[*i] = fp,
+            (true, i) => sfps[*i] = fp,
+        }
+    }
+    (fps, sfps)
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -187,16 +187,71 @@ fn sarif_marks_suppressed_results_only_when_asked() {
         suppressed[0]["suppressions"][0]["justification"],
         "only ever sent to Gemini, which accepts dots"
     );
-    // Reported results keep their fingerprints when suppressed ones are added.
-    assert_eq!(
-        plain["runs"][0]["results"][0]["partialFingerprints"],
-        results[0]["partialFingerprints"]
-    );
     let errors: Vec<String> = sarif_validator()
         .iter_errors(&shown)
         .map(|e| e.to_string())
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
+}
+
+/// Two findings with the same identity (rule, file, tool, pointer) are told
+/// apart by a counter. Suppressing the first one must change no
+/// fingerprint: the reported one keeps its own, and the suppressed one
+/// keeps the one its alert had, so code scanning dismisses that alert.
+#[test]
+fn suppressing_a_finding_shifts_no_fingerprint() {
+    let tools = |comment: &str| {
+        format!(
+            "tools:\n{comment}  - name: fs.list
+    description: List a directory
+    input_schema: {{type: object, properties: {{}}, additionalProperties: false}}
+  - name: fs.list
+    description: List a directory again
+    input_schema: {{type: object, properties: {{}}, additionalProperties: false}}
+"
+        )
+    };
+    // (line, suppressed, fingerprint) of each SARIF result
+    let results = |text: &str, extra: &[&str]| -> Vec<(u64, bool, Value)> {
+        let ws = workspace(&[("tools.yaml", text)]);
+        let mut args = vec!["scan", ".", "--format", "sarif", "--select", "N101"];
+        args.extend_from_slice(extra);
+        let out = bin().current_dir(ws.path()).args(&args).output().unwrap();
+        let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut rs: Vec<(u64, bool, Value)> = log["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                        .as_u64()
+                        .unwrap(),
+                    r.get("suppressions").is_some(),
+                    r["partialFingerprints"].clone(),
+                )
+            })
+            .collect();
+        rs.sort_by_key(|r| r.0);
+        rs
+    };
+    let before = results(&tools(""), &[]);
+    let comment = "  # toolaudit: ignore[N101] only ever sent to Gemini\n";
+    let after = results(&tools(comment), &["--show-suppressed"]);
+    let plain = results(&tools(comment), &[]);
+    assert_eq!(before.len(), 2);
+    assert_eq!(after.len(), 2);
+    assert!(after[0].1 && !after[1].1, "{after:?}");
+    assert_eq!(
+        after[0].2, before[0].2,
+        "the suppressed alert keeps its identity"
+    );
+    assert_eq!(
+        after[1].2, before[1].2,
+        "the reported alert keeps its identity"
+    );
+    assert_eq!(plain.len(), 1);
+    assert_eq!(plain[0].2, before[1].2);
 }
 
 #[test]
