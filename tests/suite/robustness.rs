@@ -212,13 +212,6 @@ proptest! {
 /// analysed without overflowing the stack.
 #[test]
 fn deeply_nested_rust_is_survived() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("src")).unwrap();
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        "[package]\nname = \"deep\"\n",
-    )
-    .unwrap();
     let n = 20_000;
     let text = format!(
         "fn call(&self, args: Value) {{ let x = {}args{}; match x {{ \"a\" => 1, _ => 0 }}; json!({}{}); {}{} }}\n",
@@ -229,8 +222,9 @@ fn deeply_nested_rust_is_survived() {
         "if a {".repeat(n),
         "}".repeat(n),
     );
-    std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+    let dir = super::util::crate_with(&[("src/lib.rs", &text)]);
     super::util::bin()
+        .timeout(std::time::Duration::from_secs(120))
         .args(["scan", "--color", "never"])
         .arg(dir.path())
         .assert()

@@ -7,16 +7,7 @@ use std::path::Path;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use super::util::{bin, describe, scan};
-
-fn tools_json(path: &str) -> Vec<Value> {
-    let out = bin()
-        .args(["tools", path, "--format", "json"])
-        .assert()
-        .code(0);
-    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    v["tools"].as_array().unwrap().clone()
-}
+use super::util::{bin, crate_with, describe, scan, tools_json};
 
 fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
     tools
@@ -150,48 +141,11 @@ fn scope_in_the_config_file_is_checked() {
 /// modules and under `tests/` are not part of the surface.
 #[test]
 fn test_code_is_not_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(root.join("tests")).unwrap();
-    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"t\"\n").unwrap();
     let tool = "#[tool(name = \"bad.name\", description = \"d\")]\nasync fn f(&self) -> String { String::new() }\n";
-    std::fs::write(
-        root.join("src/lib.rs"),
-        format!("#[cfg(test)]\nmod tests {{\n    impl S {{\n{tool}    }}\n}}\n"),
-    )
-    .unwrap();
-    std::fs::write(root.join("tests/it.rs"), format!("impl S {{\n{tool}}}\n")).unwrap();
-    let out = bin()
-        .arg("tools")
-        .arg(root)
-        .args(["--format", "json"])
-        .assert()
-        .code(0);
-    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(v["tools"], serde_json::json!([]));
-}
-
-fn crate_with(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"t\"\n").unwrap();
-    for (name, text) in files {
-        let p = dir.path().join(name);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
-}
-
-fn tools_in(dir: &Path) -> Vec<Value> {
-    let out = bin()
-        .arg("tools")
-        .arg(dir)
-        .args(["--format", "json"])
-        .assert()
-        .code(0);
-    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    v["tools"].as_array().unwrap().clone()
+    let lib = format!("#[cfg(test)]\nmod tests {{\n    impl S {{\n{tool}    }}\n}}\n");
+    let it = format!("impl S {{\n{tool}}}\n");
+    let dir = crate_with(&[("src/lib.rs", &lib), ("tests/it.rs", &it)]);
+    assert_eq!(tools_json(dir.path()), Vec::<Value>::new());
 }
 
 /// `vec![Tool::new(..), ..]` is a macro: its body is parsed again, and the
@@ -212,7 +166,7 @@ pub fn list_tools() -> Vec<Tool> {
 }
 "#;
     let dir = crate_with(&[("src/lib.rs", lib)]);
-    let tools = tools_in(dir.path());
+    let tools = tools_json(dir.path());
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["read.file", "list_dir"]);
     let found = scan(&[dir.path()], &["N101", "S103"], &[]).diagnostics;
@@ -271,7 +225,7 @@ fn main() {
 }
 "#;
     let dir = crate_with(&[("src/tools.rs", tools_rs), ("src/main.rs", main_rs)]);
-    let tools = tools_in(dir.path());
+    let tools = tools_json(dir.path());
     assert_eq!(tools.len(), 1, "{tools:#?}");
     assert_eq!(tools[0]["name"], "echo");
     assert_eq!(tools[0]["description"], "Echo the text back");
@@ -424,7 +378,7 @@ pub fn describe() -> Result<ListToolsResult, Error> {
 }
 "#;
     let dir = crate_with(&[("src/lib.rs", lib)]);
-    let tools = tools_in(dir.path());
+    let tools = tools_json(dir.path());
     assert_eq!(tools.len(), 1, "{tools:#?}");
     assert_eq!(tools[0]["handler"]["function"], "call");
     let found = scan(&[dir.path()], &["M1"], &[]).diagnostics;
@@ -450,7 +404,7 @@ fn object_macro_schemas_are_read() {
 }
 "#;
     let dir = crate_with(&[("src/lib.rs", lib)]);
-    let tools = tools_in(dir.path());
+    let tools = tools_json(dir.path());
     assert_eq!(
         tools[0]["parameters"],
         serde_json::json!(["action", "limit"])
@@ -514,7 +468,13 @@ fn hostile_shapes_neither_crash_nor_explode() {
         many.push_str(&format!("mod m{i} {{ pub fn f() -> String {{ f() }} }}\n"));
     }
     let dir = crate_with(&[("src/lib.rs", &deep), ("src/many.rs", &many)]);
-    bin().arg("scan").arg(dir.path()).assert().code(0);
+    // Exploding (a call graph walked without bounds) fails here, not hangs.
+    bin()
+        .timeout(std::time::Duration::from_secs(120))
+        .arg("scan")
+        .arg(dir.path())
+        .assert()
+        .code(0);
 }
 
 /// A tool registered in one file and implemented in another is defined
@@ -535,7 +495,7 @@ impl ToolHandler for EchoTool {
 "#;
     let lib = "mod echo;\n\npub fn setup(r: &mut Registry) {\n    r.register_tool(\"echo.v2\", Box::new(echo::EchoTool));\n}\n";
     let dir = crate_with(&[("src/echo.rs", echo), ("src/lib.rs", lib)]);
-    let tools = tools_in(dir.path());
+    let tools = tools_json(dir.path());
     assert_eq!(
         tools[0]["file"].as_str().unwrap(),
         rel_str(dir.path(), "src/echo.rs")
@@ -623,7 +583,7 @@ mod tests {
 }
 "#;
     let dir = crate_with(&[("src/lib.rs", lib)]);
-    let names: Vec<String> = tools_in(dir.path())
+    let names: Vec<String> = tools_json(dir.path())
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
@@ -695,7 +655,7 @@ impl Server {
         "{}",
         describe(&found)
     );
-    let poll = tools_in(dir.path())
+    let poll = tools_json(dir.path())
         .into_iter()
         .find(|t| t["name"] == "poll")
         .unwrap();

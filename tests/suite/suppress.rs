@@ -6,7 +6,7 @@ use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::Value;
 
-use super::util::{bin, sarif_validator};
+use super::util::{bin, sarif_validator, write_tree};
 
 const YAML: &str = "\
 # An agent's tool list.
@@ -22,16 +22,6 @@ tools:
     description: Create a page
     input_schema: {type: object, properties: {}, additionalProperties: false}
 ";
-
-fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        let p = dir.path().join(name);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
-}
 
 fn json_scan(dir: &std::path::Path, extra: &[&str]) -> (Value, String, i32) {
     let mut args = vec!["scan", ".", "--format", "json", "--select", "N"];
@@ -60,7 +50,7 @@ fn findings(report: &Value) -> Vec<(String, String)> {
 
 #[test]
 fn comment_suppressions_need_a_reason_and_must_match_something() {
-    let ws = workspace(&[("tools.yaml", YAML)]);
+    let ws = write_tree(&[("tools.yaml", YAML)]);
     let (report, stderr, code) = json_scan(ws.path(), &[]);
     // The reasoned comment above `fs.list` hides its N101; the one without a
     // reason hides nothing; the one for the wrong rule hides nothing.
@@ -115,7 +105,7 @@ tool = "web:search"
 rules = ["N101"]
 reason = "for files not scanned here"
 "#;
-    let ws = workspace(&[("tools.yaml", YAML), ("toolaudit.toml", config)]);
+    let ws = write_tree(&[("tools.yaml", YAML), ("toolaudit.toml", config)]);
     let (report, stderr, code) = json_scan(ws.path(), &[]);
     assert_eq!(findings(&report), Vec::<(String, String)>::new());
     assert_eq!(report["summary"]["suppressed"], 3);
@@ -150,7 +140,7 @@ fn config_entries_without_reason_or_target_are_errors() {
             "unknown field `rule`",
         ),
     ] {
-        let ws = workspace(&[
+        let ws = write_tree(&[
             ("tools.yaml", YAML),
             ("toolaudit.toml", &format!("[[suppress]]\n{entry}")),
         ]);
@@ -165,7 +155,7 @@ fn config_entries_without_reason_or_target_are_errors() {
 
 #[test]
 fn sarif_marks_suppressed_results_only_when_asked() {
-    let ws = workspace(&[("tools.yaml", YAML)]);
+    let ws = write_tree(&[("tools.yaml", YAML)]);
     let sarif = |extra: &[&str]| -> Value {
         let mut args = vec!["scan", ".", "--format", "sarif", "--select", "N"];
         args.extend_from_slice(extra);
@@ -213,7 +203,7 @@ fn suppressing_a_finding_shifts_no_fingerprint() {
     };
     // (line, suppressed, fingerprint) of each SARIF result
     let results = |text: &str, extra: &[&str]| -> Vec<(u64, bool, Value)> {
-        let ws = workspace(&[("tools.yaml", text)]);
+        let ws = write_tree(&[("tools.yaml", text)]);
         let mut args = vec!["scan", ".", "--format", "sarif", "--select", "N101"];
         args.extend_from_slice(extra);
         let out = bin().current_dir(ws.path()).args(&args).output().unwrap();
@@ -256,7 +246,7 @@ fn suppressing_a_finding_shifts_no_fingerprint() {
 
 #[test]
 fn human_summary_counts_suppressed_findings() {
-    let ws = workspace(&[("tools.yaml", YAML)]);
+    let ws = write_tree(&[("tools.yaml", YAML)]);
     bin()
         .current_dir(ws.path())
         .args(["scan", ".", "--select", "N", "--color", "never"])

@@ -1,5 +1,6 @@
 //! Helpers shared by the test modules.
 
+use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -20,6 +21,36 @@ pub fn bin() -> assert_cmd::Command {
     let mut cmd = assert_cmd::cargo_bin_cmd!("toolaudit");
     cmd.current_dir(root()).env_remove("NO_COLOR");
     cmd
+}
+
+/// A temporary folder holding `files` (path, text), with their folders.
+pub fn write_tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+/// A temporary crate: a `Cargo.toml` and `files`.
+pub fn crate_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let mut all = vec![("Cargo.toml", "[package]\nname = \"t\"\n")];
+    all.extend_from_slice(files);
+    write_tree(&all)
+}
+
+/// The tools `toolaudit tools PATH --format json` lists.
+pub fn tools_json(path: impl AsRef<OsStr>) -> Vec<serde_json::Value> {
+    let out = bin()
+        .arg("tools")
+        .arg(path)
+        .args(["--format", "json"])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    v["tools"].as_array().unwrap().clone()
 }
 
 /// Scans `paths` (relative to the crate root) through the library.
