@@ -135,8 +135,9 @@ fn readme_lists_every_rule_and_target() {
     }
 }
 
-/// The sample output in README.md is the current output: its summary is
-/// what `scan examples` prints now (refresh with
+/// The sample output in README.md is the current output: every paragraph
+/// of it (a family header, a finding, the summary) is what `scan examples`
+/// prints now (refresh with
 /// `cargo run -q -- scan examples --color never | python3 scripts/readme-sample.py`).
 #[test]
 fn readme_sample_output_is_current() {
@@ -145,10 +146,16 @@ fn readme_sample_output_is_current() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let summary = &text[text.find("Summary\n").expect("a summary")..];
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    assert!(
-        readme.contains(summary.trim_end()),
-        "README.md's sample is stale; refresh it with scripts/readme-sample.py:\n{summary}"
-    );
+    let section = readme.find("## What it says").expect("the section");
+    let start = section + readme[section..].find("```text\n").expect("a text block") + 8;
+    let sample = &readme[start..start + readme[start..].find("```\n").expect("its end")];
+    let paragraphs: Vec<&str> = sample.split("\n\n").map(str::trim_end).collect();
+    assert!(paragraphs.len() > 5, "{sample}");
+    for p in paragraphs.iter().filter(|p| !p.trim().is_empty()) {
+        assert!(
+            text.contains(p),
+            "README.md's sample is stale; refresh it with scripts/readme-sample.py:\n{p}"
+        );
+    }
 }
