@@ -357,6 +357,15 @@ fn glob_and_codes(
     glob: &str,
     selectors: &[String],
 ) -> Result<(PathGlob, Vec<&'static str>)> {
+    // No selector would select every rule: say so rather than leave all out.
+    if selectors.is_empty() {
+        return Err(l
+            .value_error(
+                key,
+                "the list of rules is empty: name the codes to leave out",
+            )
+            .into());
+    }
     let base = std::path::absolute(l.dir()).context("cannot resolve the config file's folder")?;
     let path =
         PathGlob::new(glob, &base).map_err(|e| l.value_error(key, format!("invalid glob: {e}")))?;

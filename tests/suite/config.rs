@@ -146,6 +146,10 @@ fn unknown_keys_and_bad_values_name_file_line_and_suggestion() {
             "[per-file-ignores]\n\"a/**\" = [\"Q1\"]\n",
             "toolaudit.toml:2:1: `per-file-ignores.a/**`: unknown rule code or family `Q1`",
         ),
+        (
+            "[per-file-ignores]\n\"a/**\" = []\n",
+            "toolaudit.toml:2:1: `per-file-ignores.a/**`: the list of rules is empty",
+        ),
         ("targets = \"openai\"\n", "toolaudit.toml:1:"),
     ] {
         let ws = workspace("toolaudit.toml", text);
