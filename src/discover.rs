@@ -169,9 +169,24 @@ pub fn discover(opts: &WalkOptions) -> Result<(Vec<Candidate>, Vec<Notification>
             WalkState::Continue
         })
     });
-    let (mut candidates, mut notes) = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    candidates.sort_by(|a: &Candidate, b| a.path.cmp(&b.path));
-    candidates.dedup_by(|a, b| a.path == b.path);
+    let (candidates, mut notes) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    // One entry per file however it was reached (`scan . src/x.rs`, or a
+    // named file inside a walked folder); the named one wins, as it is
+    // always read. Decided by the paths, not by which thread came first.
+    let key = |c: &Candidate| {
+        std::path::absolute(&c.path)
+            .map_or_else(|_| c.path.clone(), |p| crate::source::normalize(&p))
+    };
+    let mut keyed: Vec<(PathBuf, Candidate)> =
+        candidates.into_iter().map(|c| (key(&c), c)).collect();
+    keyed.sort_by(|(ka, a), (kb, b)| {
+        ka.cmp(kb)
+            .then(b.explicit.cmp(&a.explicit))
+            .then(a.path.cmp(&b.path))
+    });
+    keyed.dedup_by(|a, b| a.0 == b.0);
+    let mut candidates: Vec<Candidate> = keyed.into_iter().map(|(_, c)| c).collect();
+    candidates.sort_by(|a, b| a.path.cmp(&b.path));
     notes.sort();
     Ok((candidates, notes))
 }

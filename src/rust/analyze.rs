@@ -406,8 +406,6 @@ impl<'a> Analyzer<'a> {
         let mut s = StructFact {
             name: text(name, src).to_string(),
             name_span: ts::span(name),
-            span: ts::span(node),
-            doc: ts::doc_comment(node, src),
             ..StructFact::default()
         };
         let mut rename_all = None;
@@ -515,7 +513,6 @@ impl<'a> Analyzer<'a> {
         let mut fact = FnFact {
             name: text(name_node, src).to_string(),
             name_span: ts::span(name_node),
-            span: ts::span(node),
             impl_id,
             params,
             is_test,
@@ -1689,7 +1686,6 @@ impl<'t, 's> Flow<'t, 's> {
             method: recv.is_some(),
             self_arg: args.first().is_some_and(|a| a.kind() == "self"),
             target: call_target(n, recv, src),
-            span: ts::span(n),
         });
         // A function passed by name (`.map(format_line)`) is called too.
         for a in &args {
@@ -1711,7 +1707,6 @@ impl<'t, 's> Flow<'t, 's> {
                     } else {
                         CallTarget::Free
                     },
-                    span: ts::span(*a),
                 });
             }
         }

@@ -107,7 +107,6 @@ impl ToolDecl {
 pub struct FnFact {
     pub name: String,
     pub name_span: Span,
-    pub span: Span,
     pub impl_id: Option<usize>,
     /// `self` counts as parameter 0 when present.
     pub params: Vec<ParamFact>,
@@ -164,7 +163,6 @@ pub struct CallFact {
     /// `Self::f(self, ..)`: the receiver is passed as the first argument.
     pub self_arg: bool,
     pub target: CallTarget,
-    pub span: Span,
 }
 
 /// Which functions of the crate a call may reach.
@@ -197,13 +195,11 @@ pub struct KeyRead {
 pub struct StructFact {
     pub name: String,
     pub name_span: Span,
-    pub span: Span,
     pub fields: Vec<FieldFact>,
     pub derives: Vec<String>,
     pub deny_unknown_fields: bool,
     /// `#[serde(flatten)]` on a field: unknown keys may be collected.
     pub has_flatten: bool,
-    pub doc: Option<String>,
 }
 
 impl StructFact {

@@ -113,6 +113,8 @@ struct Index<'a> {
     fns: HashMap<&'a str, Vec<FnRef>>,
     structs: HashMap<&'a str, Vec<(usize, usize)>>,
     consts: HashMap<&'a str, Vec<(usize, &'a ConstFact)>>,
+    /// Methods by (self type, name), for `self.f()` and `Type::f()`.
+    methods: HashMap<(&'a str, &'a str), Vec<FnRef>>,
 }
 
 /// A schema node, the file its spans point into, and the struct it was
@@ -135,11 +137,17 @@ impl<'a> Index<'a> {
         let mut fns: HashMap<&str, Vec<FnRef>> = HashMap::new();
         let mut structs: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
         let mut consts: HashMap<&str, Vec<(usize, &ConstFact)>> = HashMap::new();
+        let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
             for (i, func) in f.fns.iter().enumerate() {
-                fns.entry(&func.name)
-                    .or_default()
-                    .push(FnRef { file: fi, index: i });
+                let r = FnRef { file: fi, index: i };
+                fns.entry(&func.name).or_default().push(r);
+                if let Some(id) = func.impl_id {
+                    methods
+                        .entry((f.impls[id].self_type.as_str(), func.name.as_str()))
+                        .or_default()
+                        .push(r);
+                }
             }
             for (i, s) in f.structs.iter().enumerate() {
                 structs.entry(&s.name).or_default().push((fi, i));
@@ -153,6 +161,7 @@ impl<'a> Index<'a> {
             fns,
             structs,
             consts,
+            methods,
         }
     }
 
@@ -186,18 +195,16 @@ impl<'a> Index<'a> {
         };
         let picked: Vec<FnRef> = match &call.target {
             CallTarget::External => Vec::new(),
-            CallTarget::OwnType => {
-                let own = self.self_type(caller);
-                all.iter()
-                    .filter(|r| own.is_some() && self.self_type(**r) == own)
-                    .copied()
-                    .collect()
-            }
-            CallTarget::Type(t) => all
-                .iter()
-                .filter(|r| self.self_type(**r) == Some(t.as_str()))
-                .copied()
-                .collect(),
+            CallTarget::OwnType => self
+                .self_type(caller)
+                .and_then(|t| self.methods.get(&(t, call.callee.as_str())))
+                .cloned()
+                .unwrap_or_default(),
+            CallTarget::Type(t) => self
+                .methods
+                .get(&(t.as_str(), call.callee.as_str()))
+                .cloned()
+                .unwrap_or_default(),
             CallTarget::Free => {
                 let free: Vec<FnRef> = all.iter().filter(|r| !has_self(r)).copied().collect();
                 let same_file: Vec<FnRef> = free
@@ -266,15 +273,8 @@ impl<'a> Index<'a> {
             }
             ValueExpr::Call(name, _) => {
                 let fns = self.fns.get(name.as_str())?;
-                // Prefer the function of the same impl, then the same file.
-                let same_impl: Vec<&FnRef> = fns
-                    .iter()
-                    .filter(|f| {
-                        f.file == file
-                            && impl_id.is_some()
-                            && self.files[f.file].fns[f.index].impl_id == impl_id
-                    })
-                    .collect();
+                // Prefer the function of the same impl.
+                let same_impl: Vec<&FnRef> = self.in_impl(fns, file, impl_id).collect();
                 let candidates: Vec<&FnRef> = if same_impl.is_empty() {
                     fns.iter().collect()
                 } else {
@@ -302,6 +302,20 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The functions of `fns` in impl `impl_id` of `file` (none without one).
+    fn in_impl<'f>(
+        &self,
+        fns: &'f [FnRef],
+        file: usize,
+        impl_id: Option<usize>,
+    ) -> impl Iterator<Item = &'f FnRef> {
+        fns.iter().filter(move |f| {
+            f.file == file
+                && impl_id.is_some()
+                && self.files[f.file].fns[f.index].impl_id == impl_id
+        })
+    }
+
     fn find_struct(&self, name: &str, file: usize) -> Option<(usize, usize)> {
         let all = self.structs.get(type_name(name))?;
         all.iter()
@@ -312,7 +326,13 @@ impl<'a> Index<'a> {
 
     /// The schema node, the file its spans point into, and whether it was
     /// derived from a type (with that type).
-    fn resolve_schema(&self, e: &SchemaExpr, file: usize, depth: usize) -> Option<ResolvedSchema> {
+    fn resolve_schema(
+        &self,
+        e: &SchemaExpr,
+        file: usize,
+        impl_id: Option<usize>,
+        depth: usize,
+    ) -> Option<ResolvedSchema> {
         if depth > 4 {
             return None;
         }
@@ -334,12 +354,19 @@ impl<'a> Index<'a> {
             }
             SchemaExpr::Call(name, _) => {
                 let fns = self.fns.get(name.as_str())?;
-                let f = fns
-                    .iter()
-                    .find(|f| f.file == file)
+                // The same impl, then the same file, then the only one.
+                let f = self
+                    .in_impl(fns, file, impl_id)
+                    .next()
+                    .or_else(|| fns.iter().find(|f| f.file == file))
                     .or_else(|| (fns.len() == 1).then(|| &fns[0]))?;
                 let fact = &self.files[f.file].fns[f.index];
-                self.resolve_schema(fact.returns_schema.as_ref()?, f.file, depth + 1)
+                self.resolve_schema(
+                    fact.returns_schema.as_ref()?,
+                    f.file,
+                    fact.impl_id,
+                    depth + 1,
+                )
             }
         }
     }
@@ -484,7 +511,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
             let schema = decl
                 .schema
                 .as_ref()
-                .and_then(|s| idx.resolve_schema(s, fi, 0));
+                .and_then(|s| idx.resolve_schema(s, fi, decl.impl_id, 0));
             // The declaration's own method, then a dispatch on the name
             // (`"grep" => self.grep(args)`), then the impl's `call`.
             let handler = decl
@@ -608,12 +635,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
     tools.sort_by(|a, b| {
         (&a.def.file.display, a.def.span.start).cmp(&(&b.def.file.display, b.def.span.start))
     });
-    let surface = surface(&idx, &tools);
-    drop(idx);
-    let field_reads = files
-        .iter()
-        .flat_map(|f| f.field_reads.iter().cloned())
-        .collect();
+    // Functions that `match` on the names of the crate's tools.
     let names: BTreeSet<&str> = tools.iter().map(|t| t.def.name.value.as_str()).collect();
     let dispatchers: BTreeSet<FnRef> = files
         .iter()
@@ -629,6 +651,12 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
         })
         .collect();
     drop(names);
+    let surface = surface(&idx, &tools, &dispatchers);
+    drop(idx);
+    let field_reads = files
+        .iter()
+        .flat_map(|f| f.field_reads.iter().cloned())
+        .collect();
     let mut by_tool: Vec<Vec<FnRef>> = vec![Vec::new(); tools.len()];
     let mut reached: Vec<(&FnRef, &Reach)> = surface.iter().collect();
     reached.sort_by_key(|(f, _)| **f);
@@ -845,7 +873,11 @@ fn side_channel(name: &str) -> bool {
 /// each function with the parameters that carry tool arguments, those that
 /// hold the arguments object, and the tools that reach it. A tool's reach
 /// stops at another tool's handler.
-fn surface(idx: &Index, tools: &[CodeTool]) -> HashMap<FnRef, Reach> {
+fn surface(
+    idx: &Index,
+    tools: &[CodeTool],
+    dispatchers: &BTreeSet<FnRef>,
+) -> HashMap<FnRef, Reach> {
     let mut out: HashMap<FnRef, Reach> = HashMap::new();
     let mut frontier: Vec<FnRef> = Vec::new();
     let add =
@@ -872,19 +904,12 @@ fn surface(idx: &Index, tools: &[CodeTool]) -> HashMap<FnRef, Reach> {
     }
     // Dispatchers are handler code too: an MCP server's `call_tool(request)`
     // and a `match` on the names of the crate's tools.
-    let names: BTreeSet<&str> = tools.iter().map(|t| t.def.name.value.as_str()).collect();
     for (fi, f) in idx.files.iter().enumerate() {
-        let dispatchers: BTreeSet<usize> = f
-            .dispatch
-            .iter()
-            .filter(|d| names.contains(d.tool.as_str()))
-            .map(|d| d.fn_index)
-            .collect();
         for (i, func) in f.fns.iter().enumerate() {
-            if func.is_test || !(func.takes_request || dispatchers.contains(&i)) {
+            let r = FnRef { file: fi, index: i };
+            if func.is_test || !(func.takes_request || dispatchers.contains(&r)) {
                 continue;
             }
-            let r = FnRef { file: fi, index: i };
             let input = input_params(func);
             if add(&mut out, r, (input, input, input), &[]) {
                 frontier.push(r);

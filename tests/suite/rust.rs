@@ -708,3 +708,72 @@ fn names_rewritten_by_the_crate_are_checked_as_sent() {
     let names: Vec<&str> = written.iter().filter_map(|t| t["name"].as_str()).collect();
     assert_eq!(names, ["Web Search"]);
 }
+
+/// Two impls in one file, each with its own `schema()`: each tool gets the
+/// schema of its own impl.
+#[test]
+fn a_tool_takes_the_schema_of_its_own_impl() {
+    let lib = r#"pub struct ReadFile;
+
+impl ReadFile {
+    fn schema() -> Value {
+        json!({"type": "object", "properties": {"path": {"type": "string"}}})
+    }
+    pub fn tool() -> Tool {
+        Tool::new("read_file", "Read a file", Self::schema())
+    }
+}
+
+pub struct FetchUrl;
+
+impl FetchUrl {
+    fn schema() -> Value {
+        json!({"type": "object", "properties": {"url": {"type": "string"}}})
+    }
+    pub fn tool() -> Tool {
+        Tool::new("fetch_url", "Fetch a URL", Self::schema())
+    }
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(
+        tool(&tools, "read_file")["parameters"],
+        serde_json::json!(["path"])
+    );
+    assert_eq!(
+        tool(&tools, "fetch_url")["parameters"],
+        serde_json::json!(["url"])
+    );
+}
+
+/// A file reached twice (`scan . src/lib.rs`, or a named test file inside
+/// a walked folder) is read once, and a named file is always read, at any
+/// thread count.
+#[test]
+fn a_file_reached_twice_is_read_once_and_a_named_one_always() {
+    let tool = |name: &str| {
+        format!(
+            "impl S {{\n#[tool(name = \"{name}\", description = \"d\")]\nasync fn f(&self) -> String {{ String::new() }}\n}}\n"
+        )
+    };
+    let dir = crate_with(&[
+        ("src/lib.rs", &tool("lib_tool")),
+        ("tests/it.rs", &tool("test.tool")),
+    ]);
+    for _ in 0..4 {
+        let out = bin()
+            .current_dir(dir.path())
+            .args(["scan", ".", "src/lib.rs", "tests/it.rs", "-j", "4"])
+            .args(["--format", "json", "--select", "N101,N103"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["summary"]["files_scanned"], 2, "{v:#}");
+        assert_eq!(
+            v["summary"]["by_rule"],
+            serde_json::json!({"N101": 1}),
+            "{v:#}"
+        );
+    }
+}
