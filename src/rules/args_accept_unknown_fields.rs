@@ -58,7 +58,7 @@ impl Rule for ArgsAcceptUnknownFields {
                 .note(format!(
                     "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; schemars leaves `additionalProperties` out of the schema too, so nothing tells the model",
                     misspell(&example),
-                    camel(&example)
+                    crate::rust::analyze::rename(&example, Some("PascalCase"))
                 ))
                 .help(format!("add `#[serde(deny_unknown_fields)]` to `{}`", s.name));
             d.tool = tools.first().map(|s| s.to_string());
@@ -79,16 +79,4 @@ fn misspell(name: &str) -> String {
         c.push('s');
     }
     c.into_iter().collect()
-}
-
-/// `timeout_seconds` → `TimeoutSeconds`.
-fn camel(name: &str) -> String {
-    name.split('_')
-        .map(|w| {
-            let mut ch = w.chars();
-            ch.next()
-                .map(|f| f.to_uppercase().collect::<String>() + ch.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
 }

@@ -3,7 +3,23 @@
 
 use tree_sitter::Node as TsNode;
 
-use crate::rust::ts::{self, field, text};
+use crate::rust::FnView;
+use crate::rust::ts::{self, field, span, text};
+use crate::source::Span;
+
+/// The parameter mask of `n` when it is a value the model sent as is
+/// (or any value under `scope = "all"`); `None` when the rule should skip it.
+pub fn requested(all: bool, f: &FnView, n: TsNode) -> Option<u64> {
+    let mask = f.mask(n);
+    (all || (mask != 0 && f.is_direct(n))).then_some(mask)
+}
+
+/// `x.min(MAX)` → the span of `min(MAX)`; the whole call when not a method call.
+pub fn method_span(call: TsNode) -> Span {
+    field(call, "function")
+        .and_then(|fe| field(fe, "field"))
+        .map_or(span(call), |m| Span::new(span(m).start, span(call).end))
+}
 
 /// Does a string in the output tell the model that something was cut?
 /// `extra` are the project's own markers (`[options] truncation-markers`).
@@ -120,7 +136,7 @@ fn default_value_at(n: TsNode, src: &str, depth: usize) -> Option<String> {
     }
     let n = unblock(n);
     let t = text(n, src).trim();
-    let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let compact = || -> String { t.chars().filter(|c| !c.is_whitespace()).collect() };
     let yes = match n.kind() {
         // Any literal: a fixed value in place of the one the model sent.
         "boolean_literal" | "integer_literal" | "float_literal" | "string_literal"
@@ -134,7 +150,7 @@ fn default_value_at(n: TsNode, src: &str, depth: usize) -> Option<String> {
                 .is_some_and(|last| last.chars().next().is_some_and(char::is_uppercase))
         }
         "macro_invocation" => matches!(
-            compact.as_str(),
+            compact().as_str(),
             "json!({})" | "json!(null)" | "json!([])" | "vec![]" | "serde_json::json!({})"
         ),
         "call_expression" => {
@@ -142,7 +158,7 @@ fn default_value_at(n: TsNode, src: &str, depth: usize) -> Option<String> {
             let args = ts::call_args(n);
             match (name.as_str(), args.as_slice()) {
                 ("default" | "new" | "empty", []) => true,
-                ("to_string" | "to_owned" | "into", []) => compact.starts_with("\"\""),
+                ("to_string" | "to_owned" | "into", []) => compact().starts_with("\"\""),
                 ("Some" | "Ok" | "new" | "from", [a]) => {
                     default_value_at(*a, src, depth + 1).is_some()
                 }
@@ -346,8 +362,13 @@ pub fn snippet(n: TsNode, src: &str) -> String {
 /// A value that names a tool or method (`request.name`, `tool_name`): a
 /// catch-all over it is a dispatcher's "unknown tool" path, not a default.
 pub fn names_a_tool(n: TsNode, src: &str) -> bool {
-    let t = text(n, src).to_ascii_lowercase();
-    t.contains("name") || t.contains("tool") || t.contains("method")
+    text(n, src)
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| {
+            w.eq_ignore_ascii_case("name")
+                || w.eq_ignore_ascii_case("tool")
+                || w.eq_ignore_ascii_case("method")
+        })
 }
 
 /// Option values that stand for "everything" or "the default": a branch

@@ -136,10 +136,7 @@ fn dispatched(call: TsNode, f: &FnView) -> bool {
             }
             // The value of an `if`/`match` branch flows out of it.
             "block" => {
-                let tail = p
-                    .named_child(p.named_child_count().saturating_sub(1) as u32)
-                    .map(|t| t.id());
-                if tail != Some(top.id()) {
+                if crate::rust::analyze::tail_expr(p).map(|t| t.id()) != Some(top.id()) {
                     break;
                 }
                 // The tail of the function body: the function returns it.

@@ -302,6 +302,18 @@ pub fn explicit_codes(select: &[String]) -> Vec<&'static str> {
         .collect()
 }
 
+/// Alternatives for a message: `a`, `a or b`, `a, b or c`; past `max`
+/// items, `a, b or 3 more`.
+pub(crate) fn join_or(items: &[impl AsRef<str>], max: usize) -> String {
+    let shown: Vec<&str> = items.iter().take(max).map(AsRef::as_ref).collect();
+    match (shown.as_slice(), items.len() - shown.len()) {
+        ([], _) => String::new(),
+        ([one], 0) => (*one).to_string(),
+        ([init @ .., last], 0) => format!("{} or {last}", init.join(", ")),
+        (all, more) => format!("{} or {more} more", all.join(", ")),
+    }
+}
+
 /// Joins names for a message: `a`, `a and b`, `a, b and c`.
 pub(crate) fn join_and(items: &[impl AsRef<str>]) -> String {
     match items {

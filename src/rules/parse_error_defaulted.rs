@@ -7,9 +7,8 @@ use super::code::{argument_name, is_error_exit, reads_as_diagnostic, snippet};
 use super::{Context, Rule};
 use crate::model::{Diagnostic, Severity};
 use crate::rust::facts::Quiet;
-use crate::rust::ts::{self, field, span, text};
+use crate::rust::ts::{self, field, text};
 use crate::rust::{Candidate, FnView, Need};
-use crate::source::Span;
 
 pub struct ParseErrorDefaulted;
 
@@ -46,10 +45,9 @@ impl Rule for ParseErrorDefaulted {
             let Some(conversion) = fallible_in(recv, f.src) else {
                 continue;
             };
-            let mask = f.mask(recv);
-            if !cx.all && (mask == 0 || !f.is_direct(recv)) {
+            let Some(mask) = super::code::requested(cx.all, f, recv) else {
                 continue;
-            }
+            };
             let args = ts::call_args(call);
             if args.first().is_some_and(|a| {
                 is_error_exit(*a, f.src)
@@ -77,10 +75,7 @@ impl Rule for ParseErrorDefaulted {
                 None => "the type's default".to_string(),
             };
             let arg = argument_name(recv, f.src);
-            let method = field(call, "function")
-                .and_then(|fe| field(fe, "field"))
-                .map_or(span(call), span);
-            let at = Span::new(method.start, span(call).end);
+            let at = super::code::method_span(call);
             let diag = Diagnostic::new("M202", Severity::Warning, f.file, at)
                 .message(format!(
                     "`{arg}` that fails `{conversion}` silently becomes {default}"

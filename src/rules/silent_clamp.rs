@@ -7,18 +7,16 @@ use super::code::{argument_name, mentions_limit, snippet, throughput_setting};
 use super::{Context, Rule};
 use crate::model::{Diagnostic, Severity};
 use crate::rust::facts::Quiet;
-use crate::rust::ts::{self, field, span, text};
+use crate::rust::ts::{self, field, text};
 use crate::rust::{Candidate, FnView, Need};
-use crate::source::Span;
 
 pub struct SilentClamp;
 
 impl Rule for SilentClamp {
     fn check_rust_fn(&self, cx: &Context, f: &FnView, out: &mut Vec<Candidate>) {
-        // A function that talks about limits in its output reports them.
-        if f.strings().any(|s| mentions_limit(&s)) {
-            return;
-        }
+        // A function that talks about limits in its output reports them
+        // (looked at once, and only when there is a clamp to report).
+        let mut reports_limits: Option<bool> = None;
         let mut seen = std::collections::BTreeSet::new();
         for &call in &f.flow.calls {
             let Some((name, recv)) = ts::callee(call, f.src) else {
@@ -41,10 +39,9 @@ impl Rule for SilentClamp {
                     }
                     _ => continue,
                 };
-            let mask = f.mask(requested);
-            if !cx.all && (mask == 0 || !f.is_direct(requested)) {
+            let Some(mask) = super::code::requested(cx.all, f, requested) else {
                 continue;
-            }
+            };
             if !bounds.iter().all(|b| is_cap(*b, f)) {
                 continue;
             }
@@ -53,24 +50,23 @@ impl Rule for SilentClamp {
             // concurrency changes how fast, not what, and is not reported.
             if compared_elsewhere(f, &arg, &bounds)
                 || throughput_setting(&arg)
-                || throughput_setting(&f.fact.name)
                 || bounds.iter().any(|b| throughput_setting(f.text(*b)))
                 || !seen.insert(arg.clone())
             {
                 continue;
+            }
+            if *reports_limits.get_or_insert_with(|| f.strings().any(|s| mentions_limit(&s))) {
+                return;
             }
             let bound = bounds
                 .iter()
                 .map(|b| format!("`{}`", snippet(*b, f.src)))
                 .collect::<Vec<_>>()
                 .join(" and ");
-            let verb = "capped at";
-            let at = field(call, "function")
-                .and_then(|fe| field(fe, "field"))
-                .map_or(span(call), |m| Span::new(span(m).start, span(call).end));
+            let at = super::code::method_span(call);
             let diag = Diagnostic::new("M301", Severity::Warning, f.file, at)
                 .message(format!(
-                    "requested `{arg}` is silently {verb} {bound}"
+                    "requested `{arg}` is silently capped at {bound}"
                 ))
                 .label(format!("`{arg}` is changed here; nothing tells the model"))
                 .note(format!(
@@ -95,20 +91,20 @@ fn is_cap(b: TsNode, f: &FnView) -> bool {
     }
     let t = text(b, f.src);
     let lower = t.to_ascii_lowercase();
-    if ["len", "count", "remaining", "available", "size", "capacity"]
+    let natural = ["len", "count", "remaining", "available", "size", "capacity"]
         .iter()
-        .any(|w| lower.contains(w))
-    {
+        .any(|w| lower.contains(w));
+    if natural && !matches!(b.kind(), "identifier" | "scoped_identifier") {
         return false;
     }
     match b.kind() {
         "integer_literal" | "float_literal" => {
             super::code::literal_number(t).is_some_and(|v| v > 1.0)
         }
-        "identifier" | "scoped_identifier" => t.rsplit("::").next().is_some_and(|n| {
-            n.chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        }),
+        "identifier" | "scoped_identifier" => t
+            .rsplit("::")
+            .next()
+            .is_some_and(crate::rust::values::is_const_name),
         "field_expression" => ["max", "limit", "cap", "budget", "timeout"]
             .iter()
             .any(|w| lower.contains(w)),

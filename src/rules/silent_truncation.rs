@@ -6,7 +6,7 @@ use tree_sitter::Node as TsNode;
 use super::{Context, Rule};
 use crate::model::{Diagnostic, Severity};
 use crate::rust::facts::Quiet;
-use crate::rust::ts::{self, field, span, text};
+use crate::rust::ts::{self, span, text};
 use crate::rust::{Candidate, FnView, Need};
 use crate::source::Span;
 
@@ -22,17 +22,20 @@ impl Rule for SilentTruncation {
             let Some((name, Some(recv))) = ts::callee(call, f.src) else {
                 continue;
             };
+            if !matches!(name.as_str(), "truncate" | "take") {
+                continue;
+            }
+            let args = ts::call_args(call);
             // `hits.truncate(MAX_HITS)`: the top N of a search is what the
             // tool returns, not a cut of its output.
-            let limit = ts::call_args(call).first().map_or("", |a| f.text(*a));
+            let limit = args.first().map_or("", |a| f.text(*a));
             if super::code::result_collection(&super::code::argument_name(recv, f.src))
                 || super::code::result_collection(limit)
             {
                 continue;
             }
-            let args = ts::call_args(call);
             let [n] = args.as_slice() else { continue };
-            if !matches!(name.as_str(), "truncate" | "take") || !is_cap(*n, f) {
+            if !is_cap(*n, f) {
                 continue;
             }
             // `.take(self.max_results)`: a configured number of results is
@@ -40,11 +43,8 @@ impl Rule for SilentTruncation {
             if name == "take" && n.kind() == "field_expression" {
                 continue;
             }
-            let m = field(call, "function")
-                .and_then(|fe| field(fe, "field"))
-                .map_or(span(call), span);
             found.push((
-                Span::new(m.start, span(call).end),
+                super::code::method_span(call),
                 *n,
                 if name == "take" {
                     "keeps the first"
@@ -93,10 +93,10 @@ fn is_cap(n: TsNode, f: &FnView) -> bool {
     let lower = t.to_ascii_lowercase();
     match n.kind() {
         "integer_literal" => super::code::literal_number(t).is_some_and(|v| v >= 100.0),
-        "identifier" | "scoped_identifier" => t.rsplit("::").next().is_some_and(|n| {
-            n.chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        }),
+        "identifier" | "scoped_identifier" => t
+            .rsplit("::")
+            .next()
+            .is_some_and(crate::rust::values::is_const_name),
         "field_expression" => ["max", "limit", "cap", "budget"]
             .iter()
             .any(|w| lower.contains(w)),

@@ -18,11 +18,8 @@ pub struct SilentValueFallback;
 
 impl Rule for SilentValueFallback {
     fn check_rust_fn(&self, cx: &Context, f: &FnView, out: &mut Vec<Candidate>) {
-        let requested = |v: TsNode| {
-            let mask = f.mask(v);
-            let ok = (cx.all || (mask != 0 && f.is_direct(v))) && !names_a_tool(v, f.src);
-            ok.then_some(mask)
-        };
+        let requested =
+            |v: TsNode| super::code::requested(cx.all, f, v).filter(|_| !names_a_tool(v, f.src));
         // `match format { "text" => .., "markdown" => .., _ => raw(..) }`
         for &m in &f.flow.matches {
             let Some(value) = field(m, "value") else {
@@ -126,7 +123,7 @@ fn diag(f: &FnView, at: Span, name: &str, known: &[String], how: &str) -> Diagno
     Diagnostic::new("M303", Severity::Warning, f.file, at)
         .message(format!(
             "any `{name}` other than {} silently {how}",
-            crate::rules::join_and(known).replace(", ", " or ").replace(" and ", " or ")
+            crate::rules::join_or(known, usize::MAX)
         ))
         .label("every other value ends up here")
         .note("the model asked for a value the code does not know (`md` for `markdown`, `JSON` for `json`); it gets another behaviour and believes it got the one it asked for")

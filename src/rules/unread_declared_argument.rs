@@ -15,11 +15,15 @@ impl Rule for UnreadDeclaredArgument {
         for (ti, t) in k.tools.iter().enumerate() {
             if let Some(s_ref) = t.args {
                 let s = k.structure(s_ref);
-                // Serialised wholesale (forwarded to an API): every field may be used.
-                if s.derives("Serialize") || !reported.insert(s_ref) {
-                    continue;
-                }
-                for field in s.fields.iter().filter(|f| !f.skip && !f.flatten) {
+                // Serialised wholesale (forwarded to an API), every field may
+                // be used; a type shared by tools is checked once. The
+                // schema of each tool is checked below either way.
+                let skip_fields = s.derives("Serialize") || !reported.insert(s_ref);
+                let fields = s
+                    .fields
+                    .iter()
+                    .filter(|f| !skip_fields && !f.skip && !f.flatten);
+                for field in fields {
                     if k.field_reads.contains(&field.name) {
                         continue;
                     }
@@ -47,12 +51,15 @@ impl Rule for UnreadDeclaredArgument {
                             .any(|f| f.wire == key || f.aliases.contains(&key));
                         if !has && let Some(span) = property_span(&t.def, &key) {
                             out.push(
-                                diag(&t.def, &key, &t.def.schema_file, span, "declared here").note(
-                                    format!(
+                                diag(&t.def, &key, &t.def.schema_file, span, "declared here")
+                                    .note(format!(
                                         "`{}` has no field for it, so serde drops the value",
                                         s.name
-                                    ),
-                                ),
+                                    ))
+                                    .help(format!(
+                                        "add a `{key}` field to `{}` and use it, or remove `{key}` from the schema",
+                                        s.name
+                                    )),
                             );
                         }
                     }

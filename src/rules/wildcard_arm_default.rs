@@ -18,8 +18,10 @@ impl Rule for WildcardArmDefault {
             let Some(value) = field(m, "value") else {
                 continue;
             };
-            let mask = f.mask(value);
-            if !cx.all && (mask == 0 || !f.is_direct(value)) || names_a_tool(value, f.src) {
+            let Some(mask) = super::code::requested(cx.all, f, value) else {
+                continue;
+            };
+            if names_a_tool(value, f.src) {
                 continue;
             }
             let Some((arm, body)) = catch_all_arm(m, f.src) else {
@@ -40,20 +42,10 @@ impl Rule for WildcardArmDefault {
                 .message(format!(
                     "catch-all arm turns any other value of `{what}` into `{default}`"
                 ))
-                .label(format!("anything but {} becomes `{default}`", shown(&known)))
+                .label(format!("anything but {} becomes `{default}`", crate::rules::join_or(&known, 2)))
                 .note("a value the model sent that the code does not know (a typo, another spelling, a wrong type) silently becomes a default: the call succeeds, the model believes its value was used, and is never told")
                 .help("return an error that names the accepted values, or declare them as an `enum` in the schema and deserialise into a Rust enum");
             out.push(f.candidate(diag, Need::Args(mask)));
         }
-    }
-}
-
-/// `"a"`, `"a" or "b"`, `"a", "b" or 2 more`.
-fn shown(values: &[String]) -> String {
-    match values {
-        [one] => one.clone(),
-        [a, b] => format!("{a} or {b}"),
-        [a, b, rest @ ..] => format!("{a}, {b} or {} more", rest.len()),
-        [] => String::new(),
     }
 }

@@ -1043,7 +1043,7 @@ fn call_target(call: TsNode, recv: Option<TsNode>, src: &str) -> CallTarget {
 }
 
 /// The expression a block evaluates to.
-fn tail_expr(block: TsNode) -> Option<TsNode> {
+pub fn tail_expr(block: TsNode) -> Option<TsNode> {
     let last = ts::named_children(block)
         .into_iter()
         .rev()

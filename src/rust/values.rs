@@ -123,7 +123,7 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
     }
 }
 
-fn is_const_name(s: &str) -> bool {
+pub fn is_const_name(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
         && s.chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
