@@ -185,16 +185,14 @@ pub struct ToolDef {
 
 impl ToolDef {
     /// Can `self` and `other` be offered in the same build? Not when they
-    /// are under conditions that exclude each other: different platforms
-    /// (`target_os`, `unix`/`windows`, …), or `x` and `not(x)`. Features
-    /// add up, so `feature = "a"` and `feature = "b"` can coexist.
+    /// are under conditions that exclude each other: `x` and `not(x)`, or
+    /// two platforms that cannot both hold (`target_os = "windows"` and
+    /// `unix`, two values of `target_arch`). Features add up, and
+    /// `unix` and `target_os = "linux"` both hold on Linux.
     pub fn coexists_with(&self, other: &ToolDef) -> bool {
         let (Some(a), Some(b)) = (&self.cfg, &other.cfg) else {
             return true;
         };
-        if a == b {
-            return true;
-        }
         let inner = |c: &str| -> String {
             c.trim()
                 .strip_prefix('(')
@@ -205,20 +203,16 @@ impl ToolDef {
                 .collect()
         };
         let (a, b) = (inner(a), inner(b));
-        let negated = a == format!("not({b})") || b == format!("not({a})");
-        let platform = |c: &str| {
-            [
-                "target_os",
-                "target_family",
-                "target_arch",
-                "target_env",
-                "unix",
-                "windows",
-            ]
-            .iter()
-            .any(|w| c.contains(w))
-        };
-        !(negated || (platform(&a) && platform(&b)))
+        if a == b {
+            return true;
+        }
+        if a == format!("not({b})") || b == format!("not({a})") {
+            return false;
+        }
+        match (platform(&a), platform(&b)) {
+            (Some(pa), Some(pb)) => pa.compatible(&pb),
+            _ => true,
+        }
     }
 
     /// True when parts of the name are only known at run time.
@@ -351,4 +345,55 @@ pub struct Notification {
     pub level: Severity,
     pub path: Option<String>,
     pub message: String,
+}
+
+/// A `cfg` that names one platform: a `target_*` key and its value, with
+/// the family it implies (`unix`, `windows`).
+struct Platform<'a> {
+    key: &'a str,
+    value: &'a str,
+    family: Option<&'a str>,
+}
+
+/// `unix`, `windows`, or `target_os = "linux"` (whitespace removed).
+fn platform(cfg: &str) -> Option<Platform<'_>> {
+    if matches!(cfg, "unix" | "windows") {
+        return Some(Platform {
+            key: "target_family",
+            value: cfg,
+            family: Some(cfg),
+        });
+    }
+    let (key, value) = cfg.split_once('=')?;
+    let value = value.strip_prefix('"')?.strip_suffix('"')?;
+    if !matches!(
+        key,
+        "target_os" | "target_family" | "target_arch" | "target_env"
+    ) {
+        return None;
+    }
+    let family = match (key, value) {
+        ("target_family", f) => Some(f),
+        ("target_os", "windows") => Some("windows"),
+        (
+            "target_os",
+            "linux" | "macos" | "ios" | "android" | "freebsd" | "netbsd" | "openbsd" | "dragonfly"
+            | "solaris" | "illumos",
+        ) => Some("unix"),
+        _ => None,
+    };
+    Some(Platform { key, value, family })
+}
+
+impl Platform<'_> {
+    /// Can both hold in one build?
+    fn compatible(&self, other: &Platform) -> bool {
+        if self.key == other.key {
+            return self.value == other.value;
+        }
+        match (self.family, other.family) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
+    }
 }
