@@ -184,33 +184,11 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
-    /// Can `self` and `other` be offered in the same build? Not when they
-    /// are under conditions that exclude each other: `x` and `not(x)`, or
-    /// two platforms that cannot both hold (`target_os = "windows"` and
-    /// `unix`, two values of `target_arch`). Features add up, and
-    /// `unix` and `target_os = "linux"` both hold on Linux.
+    /// Can `self` and `other` be offered in the same build? Not when their
+    /// `#[cfg(..)]` conditions cannot both hold (see [`crate::rust::cfg`]).
     pub fn coexists_with(&self, other: &ToolDef) -> bool {
-        let (Some(a), Some(b)) = (&self.cfg, &other.cfg) else {
-            return true;
-        };
-        let inner = |c: &str| -> String {
-            c.trim()
-                .strip_prefix('(')
-                .and_then(|c| c.strip_suffix(')'))
-                .unwrap_or(c)
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect()
-        };
-        let (a, b) = (inner(a), inner(b));
-        if a == b {
-            return true;
-        }
-        if a == format!("not({b})") || b == format!("not({a})") {
-            return false;
-        }
-        match (platform(&a), platform(&b)) {
-            (Some(pa), Some(pb)) => pa.compatible(&pb),
+        match (&self.cfg, &other.cfg) {
+            (Some(a), Some(b)) => crate::rust::cfg::can_hold_together(a, b),
             _ => true,
         }
     }
@@ -345,55 +323,4 @@ pub struct Notification {
     pub level: Severity,
     pub path: Option<String>,
     pub message: String,
-}
-
-/// A `cfg` that names one platform: a `target_*` key and its value, with
-/// the family it implies (`unix`, `windows`).
-struct Platform<'a> {
-    key: &'a str,
-    value: &'a str,
-    family: Option<&'a str>,
-}
-
-/// `unix`, `windows`, or `target_os = "linux"` (whitespace removed).
-fn platform(cfg: &str) -> Option<Platform<'_>> {
-    if matches!(cfg, "unix" | "windows") {
-        return Some(Platform {
-            key: "target_family",
-            value: cfg,
-            family: Some(cfg),
-        });
-    }
-    let (key, value) = cfg.split_once('=')?;
-    let value = value.strip_prefix('"')?.strip_suffix('"')?;
-    if !matches!(
-        key,
-        "target_os" | "target_family" | "target_arch" | "target_env"
-    ) {
-        return None;
-    }
-    let family = match (key, value) {
-        ("target_family", f) => Some(f),
-        ("target_os", "windows") => Some("windows"),
-        (
-            "target_os",
-            "linux" | "macos" | "ios" | "android" | "freebsd" | "netbsd" | "openbsd" | "dragonfly"
-            | "solaris" | "illumos",
-        ) => Some("unix"),
-        _ => None,
-    };
-    Some(Platform { key, value, family })
-}
-
-impl Platform<'_> {
-    /// Can both hold in one build?
-    fn compatible(&self, other: &Platform) -> bool {
-        if self.key == other.key {
-            return self.value == other.value;
-        }
-        match (self.family, other.family) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
-        }
-    }
 }

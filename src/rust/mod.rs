@@ -9,6 +9,7 @@
 //! and name dispatch, and the surface through the call graph.
 
 pub mod analyze;
+pub mod cfg;
 pub mod facts;
 pub mod jsonlit;
 pub mod link;
