@@ -13,6 +13,11 @@ pub struct ArgsAcceptUnknownFields;
 impl Rule for ArgsAcceptUnknownFields {
     fn check_crate(&self, _cx: &Context, k: &Crate, out: &mut Vec<Diagnostic>) {
         let mut seen = BTreeSet::new();
+        let checked: BTreeSet<&str> = k
+            .files
+            .iter()
+            .flat_map(|f| f.checked_fields.iter().map(String::as_str))
+            .collect();
         for t in &k.tools {
             let Some(s_ref) = t.args else { continue };
             let s = k.structure(s_ref);
@@ -21,12 +26,16 @@ impl Rule for ArgsAcceptUnknownFields {
             // field, so nothing is dropped silently.
             // An optional field whose absence the code turns into an error
             // (`args.path.ok_or(..)?`) fails loudly when misspelt too.
-            let checked = |name: &str| k.files.iter().any(|f| f.checked_fields.contains(name));
-            let optional = s
+            let droppable = s
                 .fields
                 .iter()
-                .any(|f| f.optional && !f.skip && !checked(&f.name));
-            if !s.derives("Deserialize") || s.deny_unknown_fields || s.has_flatten || !optional {
+                .find(|f| f.optional && !f.skip && !checked.contains(f.name.as_str()));
+            let Some(example) = droppable else { continue };
+            if !s.derives("Deserialize")
+                || s.deny_unknown_fields
+                || s.has_flatten
+                || !seen.insert(s_ref)
+            {
                 continue;
             }
             let tools: Vec<&str> = k
@@ -36,16 +45,11 @@ impl Rule for ArgsAcceptUnknownFields {
                 .map(|o| o.def.name.value.as_str())
                 .collect();
             // Tools of a test harness (`test_sync_tool`) are not offered to users.
-            if !seen.insert(s_ref) || tools.iter().all(|t| t.starts_with("test_")) {
+            if tools.iter().all(|t| t.starts_with("test_")) {
                 continue;
             }
             let file = k.file(s_ref.0);
-            let example = s
-                .fields
-                .iter()
-                .find(|f| f.optional)
-                .or(s.fields.first())
-                .map_or_else(|| "limit".to_string(), |f| f.wire.clone());
+            let example = &example.wire;
             let mut d = Diagnostic::new("M102", Severity::Warning, file, s.name_span)
                 .message(format!(
                     "`{}`, the arguments of {}, accepts and drops unknown fields",
@@ -57,8 +61,8 @@ impl Rule for ArgsAcceptUnknownFields {
                 .label("no `#[serde(deny_unknown_fields)]`")
                 .note(format!(
                     "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; schemars leaves `additionalProperties` out of the schema too, so nothing tells the model",
-                    misspell(&example),
-                    crate::rust::analyze::rename(&example, Some("PascalCase"))
+                    misspell(example),
+                    crate::rust::analyze::rename(example, Some("PascalCase"))
                 ))
                 .help(format!("add `#[serde(deny_unknown_fields)]` to `{}`", s.name));
             d.tool = tools.first().map(|s| s.to_string());

@@ -86,25 +86,18 @@ fn names_arguments(t: &str) -> bool {
     })
 }
 
-/// Names of calls that run a tool with the arguments they are given.
+/// Names of calls that run a tool with the arguments they are given;
+/// any name with `tool` in it (`call_tool`, `tool_request`) is one too.
 const SINKS: &[&str] = &[
     "call",
-    "call_tool",
     "execute",
-    "execute_tool",
     "invoke",
-    "invoke_tool",
     "run",
-    "run_tool",
     "dispatch",
-    "dispatch_tool",
     "handle",
     "handle_call",
-    "handle_tool_call",
-    "tool_request",
     "call_function",
     "with_arguments",
-    "spawn_tool",
 ];
 
 /// Does the defaulted value go on to run a tool: passed to a sink in the
