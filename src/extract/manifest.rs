@@ -39,14 +39,20 @@ const NOT_TOOL_ARRAYS: &[&str] = &["skills", "steps", "actions", "prompts"];
 pub fn extract(file: &Arc<SourceFile>, docs: &[Node]) -> Vec<ToolDef> {
     let mut out = Vec::new();
     for (index, doc) in docs.iter().enumerate() {
-        let mut walker = Walker {
-            file,
-            doc: index,
-            out: &mut out,
-        };
-        walker.visit(doc, "", Context::Root);
+        find_tools(doc, &mut |node, pointer, cx, found| {
+            out.extend(tool_def(file, index, node, pointer, cx, found));
+        });
     }
     out
+}
+
+/// Calls `found` for each tool definition in `root`, with its pointer and
+/// where it sits; the inside of a definition is not searched further.
+fn find_tools<'n>(
+    root: &'n Node,
+    found: &mut dyn for<'c> FnMut(&'n Node, &'c str, Context<'c>, Found<'n>),
+) {
+    Walker { found }.visit(root, "", Context::Root, 0);
 }
 
 #[derive(Clone, Copy)]
@@ -64,14 +70,15 @@ enum Context<'a> {
     },
 }
 
-struct Walker<'a> {
-    file: &'a Arc<SourceFile>,
-    doc: usize,
-    out: &'a mut Vec<ToolDef>,
+struct Walker<'n, 'f> {
+    found: &'f mut dyn for<'c> FnMut(&'n Node, &'c str, Context<'c>, Found<'n>),
 }
 
-impl Walker<'_> {
-    fn visit(&mut self, node: &Node, pointer: &str, cx: Context<'_>) {
+impl<'n> Walker<'n, '_> {
+    fn visit(&mut self, node: &'n Node, pointer: &str, cx: Context<'_>, depth: usize) {
+        if depth > crate::syntax::MAX_DEPTH {
+            return;
+        }
         match &node.kind {
             NodeKind::Object(members) => {
                 let site = match cx {
@@ -87,7 +94,7 @@ impl Walker<'_> {
                     _ => Site::default(),
                 };
                 if let Some(found) = recognize(node, site) {
-                    self.push(node, pointer, cx, found);
+                    (self.found)(node, pointer, cx, found);
                     return;
                 }
                 for m in members {
@@ -98,95 +105,98 @@ impl Walker<'_> {
                     if let NodeKind::Array(_) = m.value.kind {
                         // Arrays hand their pointer, key and owner's type to their elements.
                         let owner_type = node.get("type").and_then(Node::as_str);
-                        self.visit_array(&m.value, &child, Some(&m.key), owner_type);
+                        self.visit_array(&m.value, &child, Some(&m.key), owner_type, depth);
                     } else {
-                        self.visit(&m.value, &child, Context::Member { container: pointer });
+                        let cx = Context::Member { container: pointer };
+                        self.visit(&m.value, &child, cx, depth + 1);
                     }
                 }
             }
-            NodeKind::Array(_) => self.visit_array(node, pointer, None, None),
+            NodeKind::Array(_) => self.visit_array(node, pointer, None, None, depth),
             _ => {}
         }
     }
 
     fn visit_array(
         &mut self,
-        node: &Node,
+        node: &'n Node,
         pointer: &str,
         key: Option<&str>,
         parent_type: Option<&str>,
+        depth: usize,
     ) {
         for (i, item) in node.items().unwrap_or_default().iter().enumerate() {
             let child = format!("{pointer}/{i}");
-            self.visit(
-                item,
-                &child,
-                Context::Element {
-                    container: pointer,
-                    key,
-                    parent_type,
-                },
-            );
+            let cx = Context::Element {
+                container: pointer,
+                key,
+                parent_type,
+            };
+            self.visit(item, &child, cx, depth + 1);
         }
     }
+}
 
-    fn push(&mut self, node: &Node, pointer: &str, cx: Context<'_>, f: Found<'_>) {
-        let name_text = f.name.as_str().unwrap_or_default();
-        let group = match cx {
-            // One tool per file, named after the tool (`get_issue.json`,
-            // `__toolsnaps__/get_issue.snap`): the files of the folder form
-            // one list. Other single-tool files (examples, fixtures) stand alone.
-            Context::Root if stem(&self.file.display) == name_text => {
-                let dir = self
-                    .file
-                    .display
-                    .rsplit_once('/')
-                    .map_or("", |(dir, _)| dir);
-                format!("dir:{dir}")
-            }
-            Context::Root => format!("{}#{}", self.file.display, self.doc),
-            Context::Member { container } | Context::Element { container, .. } => {
-                // Gemini: every `functionDeclarations` of one `tools` array is
-                // offered together.
-                let container = gemini_tools_list(container).unwrap_or(container);
-                format!("{}#{}:{}", self.file.display, self.doc, container)
-            }
-        };
-        let spanned = |n: &Node| {
-            n.as_str().map(|s| Spanned {
-                value: s.to_string(),
-                span: n.span,
-            })
-        };
-        let Some(name) = spanned(f.name) else { return };
-        self.out.push(ToolDef {
-            name,
-            name_file: Arc::clone(self.file),
-            name_holes: Vec::new(),
-            name_via: Vec::new(),
-            schema_file: Arc::clone(self.file),
-            schema_derived: false,
-            handler: None,
-            cfg: None,
-            intake: None,
-            description: f.description.and_then(spanned),
-            description_dynamic: false,
-            input_schema: f.schema.cloned(),
-            strict: f.strict,
-            format: f.format,
-            file: Arc::clone(self.file),
-            span: node.span,
-            pointer: pointer.to_string(),
-            name_pointer: format!("{}/name", f.holder),
-            schema_pointer: f.schema_pointer.to_string(),
-            schema_kind: if f.schema_pointer == "/parameters" && f.format == ToolFormat::Gemini {
-                SchemaKind::OpenApiSubset
-            } else {
-                SchemaKind::JsonSchema
-            },
-            group,
-        });
-    }
+/// The [`ToolDef`] of a definition found in document `doc` of `file`.
+fn tool_def(
+    file: &Arc<SourceFile>,
+    doc: usize,
+    node: &Node,
+    pointer: &str,
+    cx: Context<'_>,
+    f: Found<'_>,
+) -> Option<ToolDef> {
+    let name_text = f.name.as_str().unwrap_or_default();
+    let group = match cx {
+        // One tool per file, named after the tool (`get_issue.json`,
+        // `__toolsnaps__/get_issue.snap`): the files of the folder form
+        // one list. Other single-tool files (examples, fixtures) stand alone.
+        Context::Root if stem(&file.display) == name_text => {
+            let dir = file.display.rsplit_once('/').map_or("", |(dir, _)| dir);
+            format!("dir:{dir}")
+        }
+        Context::Root => format!("{}#{}", file.display, doc),
+        Context::Member { container } | Context::Element { container, .. } => {
+            // Gemini: every `functionDeclarations` of one `tools` array is
+            // offered together.
+            let container = gemini_tools_list(container).unwrap_or(container);
+            format!("{}#{}:{}", file.display, doc, container)
+        }
+    };
+    let spanned = |n: &Node| {
+        n.as_str().map(|s| Spanned {
+            value: s.to_string(),
+            span: n.span,
+        })
+    };
+    let name = spanned(f.name)?;
+    Some(ToolDef {
+        name,
+        name_file: Arc::clone(file),
+        name_holes: Vec::new(),
+        name_via: Vec::new(),
+        schema_file: Arc::clone(file),
+        schema_derived: false,
+        handler: None,
+        cfg: None,
+        intake: None,
+        description: f.description.and_then(spanned),
+        description_dynamic: false,
+        input_schema: f.schema.cloned(),
+        strict: f.strict,
+        format: f.format,
+        file: Arc::clone(file),
+        span: node.span,
+        pointer: pointer.to_string(),
+        name_pointer: format!("{}/name", f.holder),
+        schema_pointer: f.schema_pointer.to_string(),
+        schema_kind: if f.schema_pointer == "/parameters" && f.format == ToolFormat::Gemini {
+            SchemaKind::OpenApiSubset
+        } else {
+            SchemaKind::JsonSchema
+        },
+        group,
+    })
 }
 
 /// The file name without folder and extension.
@@ -247,57 +257,17 @@ pub struct FoundTool<'n> {
 
 /// Every tool definition inside `node`, recognised as in a manifest.
 pub fn recognize_all(node: &Node) -> Vec<FoundTool<'_>> {
-    fn go<'n>(node: &'n Node, site: Site<'_>, out: &mut Vec<FoundTool<'n>>, depth: usize) {
-        if depth > crate::syntax::MAX_DEPTH {
-            return;
-        }
-        match &node.kind {
-            NodeKind::Object(members) => {
-                if let Some(f) = recognize(node, site) {
-                    out.push(FoundTool {
-                        format: f.format,
-                        name: f.name,
-                        description: f.description,
-                        schema: f.schema,
-                        strict: f.strict,
-                        span: node.span,
-                    });
-                    return;
-                }
-                for m in members {
-                    if REFERENCE_KEYS.contains(&m.key.as_str()) {
-                        continue;
-                    }
-                    match &m.value.kind {
-                        NodeKind::Array(items) => {
-                            let parent_type = node.get("type").and_then(Node::as_str);
-                            for item in items {
-                                let site = Site {
-                                    array_key: Some(&m.key),
-                                    parent_type,
-                                    root_array: false,
-                                };
-                                go(item, site, out, depth + 1);
-                            }
-                        }
-                        _ => go(&m.value, Site::default(), out, depth + 1),
-                    }
-                }
-            }
-            NodeKind::Array(items) => {
-                for item in items {
-                    let site = Site {
-                        root_array: depth == 0,
-                        ..Site::default()
-                    };
-                    go(item, site, out, depth + 1);
-                }
-            }
-            _ => {}
-        }
-    }
     let mut out = Vec::new();
-    go(node, Site::default(), &mut out, 0);
+    find_tools(node, &mut |at, _, _, f| {
+        out.push(FoundTool {
+            format: f.format,
+            name: f.name,
+            description: f.description,
+            schema: f.schema,
+            strict: f.strict,
+            span: at.span,
+        });
+    });
     out
 }
 
