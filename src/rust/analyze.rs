@@ -166,8 +166,8 @@ pub fn analyze(
 }
 
 /// The condition of a `#[cfg(..)]` on an item (not `cfg(test)`).
-fn cfg_of(item: TsNode, src: &str) -> Option<String> {
-    ts::attributes(item).into_iter().find_map(|a| {
+fn cfg_of(attrs: &[TsNode], src: &str) -> Option<String> {
+    attrs.iter().copied().find_map(|a| {
         let (path, args) = ts::attribute_parts(a, src)?;
         (ts::last_segment(&path) == "cfg")
             .then(|| args.map(|t| text(t, src).to_string()))
@@ -179,7 +179,12 @@ fn cfg_of(item: TsNode, src: &str) -> Option<String> {
 /// (`cfg(test)`, `cfg(all(test, not(miri)))`; not `cfg(feature = "latest")`
 /// or `cfg(any(test, feature = "x"))`).
 fn is_test_item(item: TsNode, src: &str) -> bool {
-    ts::attributes(item).into_iter().any(|a| {
+    is_test_attrs(&ts::attributes(item), src)
+}
+
+/// [`is_test_item`] for attributes already collected.
+fn is_test_attrs(attrs: &[TsNode], src: &str) -> bool {
+    attrs.iter().copied().any(|a| {
         let Some((path, args)) = ts::attribute_parts(a, src) else {
             return false;
         };
@@ -251,8 +256,9 @@ impl<'a> Analyzer<'a> {
         for child in ts::named_children(node) {
             match child.kind() {
                 "function_item" => {
-                    let test = in_test || is_test_item(child, self.src);
-                    self.function(child, impl_id, test);
+                    let attrs = ts::attributes(child);
+                    let test = in_test || is_test_attrs(&attrs, self.src);
+                    self.function(child, impl_id, test, &attrs);
                 }
                 "impl_item" => self.impl_block(child, in_test, depth),
                 "mod_item" => {
@@ -497,7 +503,7 @@ impl<'a> Analyzer<'a> {
         self.take_tools(&mut flow, None, impl_id);
     }
 
-    fn function(&mut self, node: TsNode, impl_id: Option<usize>, is_test: bool) {
+    fn function(&mut self, node: TsNode, impl_id: Option<usize>, is_test: bool, attrs: &[TsNode]) {
         let src = self.src;
         let Some(name_node) = field(node, "name") else {
             return;
@@ -517,7 +523,7 @@ impl<'a> Analyzer<'a> {
             params,
             is_test,
             takes_request,
-            cfg: cfg_of(node, src),
+            cfg: cfg_of(attrs, src),
             ..FnFact::default()
         };
         let Some(body) = field(node, "body") else {
@@ -555,7 +561,7 @@ impl<'a> Analyzer<'a> {
             .extend(std::mem::take(&mut flow.field_reads));
         self.facts.ignored_fields.append(&mut flow.ignored_fields);
         if !is_test {
-            self.rmcp_tool(node, index, &fact);
+            self.rmcp_tool(node, index, &fact, attrs);
             self.facts.registrations.append(&mut flow.registrations);
             self.facts
                 .name_rewrites
@@ -597,9 +603,9 @@ impl<'a> Analyzer<'a> {
     }
 
     /// rmcp: `#[tool(name = "..", description = "..")]` on a method.
-    fn rmcp_tool(&mut self, node: TsNode, index: usize, fact: &FnFact) {
+    fn rmcp_tool(&mut self, node: TsNode, index: usize, fact: &FnFact, attrs: &[TsNode]) {
         let src = self.src;
-        let Some(attr) = ts::attributes(node).into_iter().find(|a| {
+        let Some(attr) = attrs.iter().copied().find(|a| {
             ts::attribute_parts(*a, src).is_some_and(|(p, _)| ts::last_segment(&p) == "tool")
         }) else {
             return;
@@ -1428,18 +1434,7 @@ impl<'t, 's> Flow<'t, 's> {
                 }
                 self.let_type = None;
                 if let (Some(pat), Some(v)) = (field(n, "pattern"), value) {
-                    let mask = self.mask(v);
-                    self.bind(pat, mask);
-                    let direct = self.is_direct(v);
-                    let mut names = Vec::new();
-                    bindings(pat, src, &mut names, 0);
-                    for (name, _) in names {
-                        if direct {
-                            self.direct.insert(name);
-                        } else {
-                            self.direct.remove(&name);
-                        }
-                    }
+                    self.bind_from(pat, v);
                     if pat.kind() == "identifier" {
                         let name = text(pat, src).to_string();
                         match self.field_of(v) {
@@ -1554,12 +1549,22 @@ impl<'t, 's> Flow<'t, 's> {
                 self.call(n);
                 // Closures passed to a method see the receiver's value.
                 let recv = ts::callee(n, src).and_then(|(_, r)| r);
-                let recv_mask = recv.map_or(0, |r| self.mask(r));
-                let recv_direct = recv.is_some_and(|r| self.is_direct(r));
+                let cargs = ts::call_args(n);
+                let has_closure = cargs.iter().any(|a| a.kind() == "closure_expression");
+                let recv_mask = if has_closure {
+                    recv.map_or(0, |r| self.mask(r))
+                } else {
+                    0
+                };
+                let recv_direct = has_closure && recv.is_some_and(|r| self.is_direct(r));
                 // `request.arguments.as_ref().and_then(|args| args.get("q"))`:
                 // the closure's parameter is the arguments object.
-                let recv_root = recv.map_or(0, |r| self.root_mask(r));
-                for a in ts::call_args(n) {
+                let recv_root = if has_closure {
+                    recv.map_or(0, |r| self.root_mask(r))
+                } else {
+                    0
+                };
+                for a in cargs {
                     if a.kind() == "closure_expression"
                         && let Some(ps) = field(a, "parameters")
                     {
@@ -1645,8 +1650,7 @@ impl<'t, 's> Flow<'t, 's> {
 
     fn children(&mut self, n: TsNode<'t>, depth: usize) {
         let mut cursor = n.walk();
-        let kids: Vec<TsNode<'t>> = n.children(&mut cursor).collect();
-        for c in kids {
+        for c in n.children(&mut cursor) {
             self.visit(c, depth + 1);
         }
     }
@@ -1840,10 +1844,11 @@ impl<'t, 's> Flow<'t, 's> {
     }
 
     /// `vec![Tool::new(..), Tool { .. }]`: a macro body is a token tree,
-    /// so tool lists written with `vec!` are parsed again as an array
-    /// expression, and what is found there is moved back to this file.
+    /// so tool lists written with `vec!` are parsed again, in place (see
+    /// [`super::parse_embedded`]), as the body of a function that has this
+    /// one's locals.
     fn vec_tools(&mut self, n: TsNode<'t>) {
-        const PREFIX: &str = "fn __toolaudit_vec() { ";
+        const PREFIX: &str = "fn __toolaudit_vec() {";
         let src = self.src;
         let Some(body) = ts::macro_body(n) else {
             return;
@@ -1854,15 +1859,15 @@ impl<'t, 's> Flow<'t, 's> {
         {
             return;
         }
-        let synthetic = format!("{PREFIX}{inner} }}");
-        let Ok(tree) = super::parse(&synthetic) else {
+        // The body is parsed where it stands, so spans need no shifting and
+        // this function's locals apply as they are.
+        let Ok(tree) = super::parse_embedded(src, body.start_byte(), body.end_byte(), PREFIX, " }")
+        else {
             return;
         };
-        // The re-parsed text has its own offsets: it starts without this
-        // function's locals, which are filled in below from where the
-        // declaration names one (`vec![Tool::new(NAME, "..", schema)]`).
-        let mut flow = Flow::new(&synthetic, &[], true);
+        let mut flow = Flow::new(src, &[], true);
         flow.reparse_depth = self.reparse_depth + 1;
+        flow.locals = self.locals.clone();
         let Some(block) = tree
             .root_node()
             .named_child(0)
@@ -1871,23 +1876,7 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         };
         flow.visit(block, 0);
-        let start = ts::span(body).start;
-        for mut t in std::mem::take(&mut flow.tools) {
-            shift_decl(&mut t, start, PREFIX.len());
-            let local = |s: Span| text_at(src, s).trim().to_string();
-            if t.name == ValueExpr::Unknown
-                && let Some(v) = self.locals.strs.get(&local(t.name_site))
-            {
-                t.name = v.clone();
-            }
-            if t.schema.is_none()
-                && let Some(site) = t.schema_site
-                && let Some(s) = self.locals.schemas.get(&local(site))
-            {
-                t.schema = Some(s.clone());
-            }
-            self.tools.push(t);
-        }
+        self.tools.append(&mut flow.tools);
     }
 
     /// `format!("{}", args.limit)`: `.limit` in a token tree, not followed
@@ -2114,69 +2103,6 @@ impl<'t, 's> Flow<'t, 's> {
         if arms.len() >= 2 {
             self.dispatch.extend(arms);
         }
-    }
-}
-
-/// The text at a span, or nothing when the span is not in `src`.
-fn text_at(src: &str, s: Span) -> &str {
-    src.get(s.range()).unwrap_or("")
-}
-
-/// Moves the spans of a declaration found in re-parsed text (`vec!`
-/// bodies) back into the file: `at` is where the text starts in the file,
-/// `prefix` how much was put before it.
-fn shift_decl(t: &mut ToolDecl, at: usize, prefix: usize) {
-    let mv = |s: &mut Span| {
-        *s = Span::new(
-            (s.start + at).saturating_sub(prefix),
-            (s.end + at).saturating_sub(prefix),
-        );
-    };
-    fn value(v: &mut ValueExpr, mv: &dyn Fn(&mut Span)) {
-        match v {
-            ValueExpr::Str(s) => mv(&mut s.span),
-            ValueExpr::Format { span, .. }
-            | ValueExpr::Const(_, span)
-            | ValueExpr::Call(_, span) => mv(span),
-            ValueExpr::Unknown => {}
-        }
-    }
-    fn node(n: &mut Node, mv: &dyn Fn(&mut Span), depth: usize) {
-        mv(&mut n.span);
-        if depth > crate::syntax::MAX_DEPTH {
-            return;
-        }
-        match &mut n.kind {
-            NodeKind::Object(members) => {
-                for m in members {
-                    mv(&mut m.key_span);
-                    node(&mut m.value, mv, depth + 1);
-                }
-            }
-            NodeKind::Array(items) => items.iter_mut().for_each(|i| node(i, mv, depth + 1)),
-            _ => {}
-        }
-    }
-    value(&mut t.name, &mv);
-    mv(&mut t.name_site);
-    if let Some(d) = &mut t.description {
-        value(d, &mv);
-    }
-    match &mut t.schema {
-        Some(SchemaExpr::Json(n)) => node(n, &mv, 0),
-        Some(SchemaExpr::Type(_, s) | SchemaExpr::Call(_, s)) => mv(s),
-        Some(SchemaExpr::Params(fields, at)) => {
-            mv(at);
-            fields.iter_mut().for_each(|f| mv(&mut f.span));
-        }
-        None => {}
-    }
-    mv(&mut t.span);
-    if let Some(s) = &mut t.schema_site {
-        mv(s);
-    }
-    if let Some((_, s)) = &mut t.args_type {
-        mv(s);
     }
 }
 

@@ -39,10 +39,59 @@ pub enum ParseError {
     Timeout,
     #[error("the Rust grammar could not be loaded: {0}")]
     Language(String),
+    #[error("a macro body outside its file")]
+    Range,
 }
 
 /// Parses Rust source with this thread's parser.
 pub fn parse(text: &str) -> Result<tree_sitter::Tree, ParseError> {
+    let bytes = text.as_bytes();
+    with_parser(&[], &mut |i| bytes.get(i..).unwrap_or_default())
+}
+
+/// Parses `src[start..end]` as if `prefix` came before it and `suffix`
+/// after, keeping `src`'s byte offsets: the gap between the prefix and
+/// `start` is skipped (tree-sitter included ranges), not lexed. So a
+/// macro's body (`vec![..]`) is parsed where it stands, and what is found
+/// in it needs no moving.
+pub fn parse_embedded(
+    src: &str,
+    start: usize,
+    end: usize,
+    prefix: &str,
+    suffix: &str,
+) -> Result<tree_sitter::Tree, ParseError> {
+    if start < prefix.len() || end > src.len() || start > end {
+        return Err(ParseError::Range);
+    }
+    let range = |a: usize, b: usize| tree_sitter::Range {
+        start_byte: a,
+        end_byte: b,
+        start_point: tree_sitter::Point::new(0, a),
+        end_point: tree_sitter::Point::new(0, b),
+    };
+    let ranges = [range(0, prefix.len()), range(start, end + suffix.len())];
+    let (pre, body, suf) = (prefix.as_bytes(), &src.as_bytes()[..end], suffix.as_bytes());
+    with_parser(&ranges, &mut |i| {
+        if i < pre.len() {
+            &pre[i..]
+        } else if (start..end).contains(&i) {
+            &body[i..]
+        } else if i >= end {
+            suf.get(i - end..).unwrap_or_default()
+        } else {
+            &[]
+        }
+    })
+}
+
+/// Runs this thread's parser over the text `read` serves (only `ranges`
+/// of it, or all when empty), stopping after [`PARSE_TIMEOUT`], and leaves
+/// the parser clean for the next call.
+fn with_parser<'b>(
+    ranges: &[tree_sitter::Range],
+    read: &mut dyn FnMut(usize) -> &'b [u8],
+) -> Result<tree_sitter::Tree, ParseError> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -52,22 +101,25 @@ pub fn parse(text: &str) -> Result<tree_sitter::Tree, ParseError> {
             *slot = Some(p);
         }
         let parser = slot.as_mut().expect("set above");
-        let start = Instant::now();
+        parser
+            .set_included_ranges(ranges)
+            .map_err(|_| ParseError::Range)?;
+        let started = Instant::now();
         let mut progress = |_: &tree_sitter::ParseState| {
-            if start.elapsed() > PARSE_TIMEOUT {
+            if started.elapsed() > PARSE_TIMEOUT {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
             }
         };
-        let bytes = text.as_bytes();
         let tree = parser.parse_with_options(
-            &mut |i, _| bytes.get(i..).unwrap_or_default(),
+            &mut |i, _| read(i),
             None,
             Some(tree_sitter::ParseOptions::new().progress_callback(&mut progress)),
         );
         // A parser stopped half-way must not carry state into the next file.
         parser.reset();
+        let _ = parser.set_included_ranges(&[]);
         tree.ok_or(ParseError::Timeout)
     })
 }

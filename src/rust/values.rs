@@ -35,7 +35,7 @@ pub fn format_holes(template: &str) -> Vec<(usize, usize)> {
 }
 
 /// Local `let` bindings a function has seen so far.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Locals {
     pub strs: HashMap<String, ValueExpr>,
     pub schemas: HashMap<String, SchemaExpr>,

@@ -777,3 +777,32 @@ fn a_file_reached_twice_is_read_once_and_a_named_one_always() {
         );
     }
 }
+
+/// A `vec!` of tools is read with the function's locals, however the
+/// declaration uses them (`name.to_string()`, `schema.clone()`).
+#[test]
+fn tools_in_vec_macros_see_the_functions_locals() {
+    let lib = r#"pub fn tools() -> Vec<Tool> {
+    let name = "fs read";
+    let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    vec![
+        Tool::new(name, "Read a file", schema.clone()),
+        Tool::new(name.to_string(), "Write a file", schema),
+    ]
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_json(dir.path());
+    let listed: Vec<(&str, &Value, u64)> = tools
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                &t["parameters"],
+                t["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let q = serde_json::json!(["q"]);
+    assert_eq!(listed, [("fs read", &q, 5), ("fs read", &q, 6)]);
+}
