@@ -190,62 +190,10 @@ fn is_test_attrs(attrs: &[TsNode], src: &str) -> bool {
         };
         match ts::last_segment(&path) {
             "test" => true,
-            "cfg" => args.is_some_and(|tt| {
-                let tokens = ts::children(tt);
-                let inner = tokens
-                    .get(1..tokens.len().saturating_sub(1))
-                    .unwrap_or_default();
-                cfg_value(inner, src, 0) == Some(false)
-            }),
+            "cfg" => args.is_some_and(|tt| super::cfg::only_in_tests(text(tt, src))),
             _ => false,
         }
     })
-}
-
-/// The value of a `cfg` predicate outside tests: `test` is false, other
-/// options and features are unknown (`None`).
-fn cfg_value(tokens: &[TsNode], src: &str, depth: usize) -> Option<bool> {
-    if depth > 32 {
-        return None;
-    }
-    let list = |tt: &TsNode| -> Vec<Option<bool>> {
-        let all = ts::children(*tt);
-        let inner = all.get(1..all.len().saturating_sub(1)).unwrap_or_default();
-        inner
-            .split(|t| text(*t, src) == ",")
-            .filter(|p| !p.is_empty())
-            .map(|p| cfg_value(p, src, depth + 1))
-            .collect()
-    };
-    match tokens {
-        [one] if text(*one, src) == "test" => Some(false),
-        [op, tt] if tt.kind() == "token_tree" => {
-            let args = list(tt);
-            match text(*op, src) {
-                "not" => args.first().copied().flatten().map(|v| !v),
-                "all" => {
-                    if args.contains(&Some(false)) {
-                        Some(false)
-                    } else if args.iter().all(|a| *a == Some(true)) {
-                        Some(true)
-                    } else {
-                        None
-                    }
-                }
-                "any" => {
-                    if args.contains(&Some(true)) {
-                        Some(true)
-                    } else if args.iter().all(|a| *a == Some(false)) {
-                        Some(false)
-                    } else {
-                        None
-                    }
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
 }
 
 impl<'a> Analyzer<'a> {

@@ -1,5 +1,5 @@
-//! `#[cfg(..)]` conditions of tool declarations: can two of them hold in
-//! the same build? Platform options (`target_os`, `target_family`,
+//! `#[cfg(..)]` conditions: does one hold only in tests, and can two (of
+//! tool declarations) hold in the same build? Platform options (`target_os`, `target_family`,
 //! `target_arch`, `target_env`, `unix`, `windows`) are checked against a
 //! set of real targets; every other option or feature is free (features
 //! add up), but the same option has the same value in both conditions.
@@ -61,7 +61,42 @@ pub fn can_hold_together(a: &str, b: &str) -> bool {
     })
 }
 
+/// Does the condition hold only in tests (`test`, `all(test, not(miri))`;
+/// not `feature = "x"` or `any(test, feature = "x")`)?
+pub fn only_in_tests(cond: &str) -> bool {
+    parse(cond).is_some_and(|c| c.outside_tests() == Some(false))
+}
+
 impl Cfg {
+    /// The value outside tests: `test` is false, everything else unknown.
+    fn outside_tests(&self) -> Option<bool> {
+        match self {
+            Cfg::Option(name, None) if name == "test" => Some(false),
+            Cfg::Option(..) => None,
+            Cfg::Not(c) => c.outside_tests().map(|v| !v),
+            Cfg::All(cs) => {
+                let vs: Vec<Option<bool>> = cs.iter().map(Cfg::outside_tests).collect();
+                if vs.contains(&Some(false)) {
+                    Some(false)
+                } else if vs.iter().all(|v| *v == Some(true)) {
+                    Some(true)
+                } else {
+                    None
+                }
+            }
+            Cfg::Any(cs) => {
+                let vs: Vec<Option<bool>> = cs.iter().map(Cfg::outside_tests).collect();
+                if vs.contains(&Some(true)) {
+                    Some(true)
+                } else if vs.iter().all(|v| *v == Some(false)) {
+                    Some(false)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
     fn free_options<'s>(&'s self, out: &mut Vec<(&'s str, Option<&'s str>)>) {
         match self {
             Cfg::Option(name, value) => {
@@ -228,6 +263,25 @@ mod tests {
             ("garbage ((", "unix"),
         ] {
             assert!(can_hold_together(a, b), "{a} / {b}");
+        }
+    }
+
+    #[test]
+    fn test_only_conditions_are_told_apart() {
+        for c in [
+            "(test)",
+            "all(test, not(miri))",
+            "all(test, feature = \"x\")",
+        ] {
+            assert!(only_in_tests(c), "{c}");
+        }
+        for c in [
+            "(feature = \"x\")",
+            "any(test, feature = \"x\")",
+            "not(test)",
+            "unix",
+        ] {
+            assert!(!only_in_tests(c), "{c}");
         }
     }
 
