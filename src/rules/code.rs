@@ -458,15 +458,7 @@ pub fn result_collection(name: &str) -> bool {
 
 /// The value of a Rust number literal: `30_000`, `500u32`, `0.5f64`.
 pub fn literal_number(t: &str) -> Option<f64> {
-    let t: String = t.chars().filter(|&c| c != '_').collect();
-    let t = [
-        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
-        "f32", "f64",
-    ]
-    .iter()
-    .find_map(|s| t.strip_suffix(s))
-    .unwrap_or(&t);
-    t.parse().ok()
+    ts::number_text(t).parse().ok()
 }
 
 /// Does `text` start with the keyword `kw` (not `returned_value`)?

@@ -245,7 +245,7 @@ impl<'a> Analyzer<'a> {
             assoc_types: Vec::new(),
         });
         let tools_before = self.facts.tools.len();
-        let fns_before = self.facts.fns.len();
+        let before = (self.facts.fns.len(), self.facts.consts.len());
         if let Some(body) = field(node, "body") {
             self.items(body, Some(id), test, depth + 1);
         }
@@ -263,7 +263,7 @@ impl<'a> Analyzer<'a> {
             }
         }
         if self.facts.tools.len() == tools_before {
-            self.trait_tool(id, fns_before, node, args_type);
+            self.trait_tool(id, before, node, args_type);
         }
     }
 
@@ -272,11 +272,11 @@ impl<'a> Analyzer<'a> {
     fn trait_tool(
         &mut self,
         id: usize,
-        fns_from: usize,
+        (fns_from, consts_from): (usize, usize),
         node: TsNode,
         args_type: Option<(String, Span)>,
     ) {
-        // The impl's methods were recorded just before, in a row.
+        // The impl's methods and consts were recorded just before, in a row.
         let fns: Vec<&FnFact> = self.facts.fns[fns_from..]
             .iter()
             .filter(|f| f.impl_id == Some(id))
@@ -285,9 +285,7 @@ impl<'a> Analyzer<'a> {
         let from_method = name_fn.is_some_and(|f| f.returns != ValueExpr::Unknown);
         let name = match name_fn {
             Some(f) if from_method => f.returns.clone(),
-            _ => match self
-                .facts
-                .consts
+            _ => match self.facts.consts[consts_from..]
                 .iter()
                 .find(|c| c.impl_id == Some(id) && c.name == "NAME")
             {
@@ -528,7 +526,6 @@ impl<'a> Analyzer<'a> {
             let view = FnView {
                 src,
                 file: self.file,
-                node,
                 index,
                 fact: &fact,
                 flow: &flow,
@@ -784,7 +781,6 @@ fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
     out
 }
 
-/// Does an `if … else if … else` chain end in an error exit?
 /// `tool.name().trim().replace(" ", "_")`: a literal replacement applied to
 /// what a `name()` method returns (through value-preserving calls).
 fn name_rewrite(call: TsNode, src: &str) -> Option<NameRewrite> {
@@ -822,6 +818,7 @@ fn name_rewrite(call: TsNode, src: &str) -> Option<NameRewrite> {
     None
 }
 
+/// Does an `if … else if … else` chain end in an error exit?
 fn ends_in_error(i: TsNode, src: &str) -> bool {
     let mut cur = i;
     for _ in 0..16 {
@@ -2058,7 +2055,6 @@ impl<'t, 's> Flow<'t, 's> {
 pub struct FnView<'v, 't, 's> {
     pub src: &'s str,
     pub file: &'v Arc<SourceFile>,
-    pub node: TsNode<'t>,
     pub index: usize,
     pub fact: &'v FnFact,
     pub flow: &'v Flow<'t, 's>,

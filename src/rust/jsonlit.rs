@@ -74,17 +74,10 @@ fn value(tokens: &[TsNode], src: &str, depth: usize, at: Span) -> Node {
 
 /// A Rust number literal in JSON notation: `1_000u64` → `1000`.
 fn number(text: &str) -> Option<String> {
-    let t: String = text.chars().filter(|&c| c != '_').collect();
-    let t = t.trim_end_matches(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E');
-    let t = [
-        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64",
-    ]
-    .iter()
-    .find_map(|s| t.strip_suffix(s))
-    .unwrap_or(t);
-    serde_json::from_str::<serde_json::Number>(t)
+    let t = ts::number_text(text);
+    serde_json::from_str::<serde_json::Number>(&t)
         .ok()
-        .map(|_| t.to_string())
+        .map(|_| t)
 }
 
 /// The tokens between a token tree's delimiters, split at top-level `,`.

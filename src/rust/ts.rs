@@ -294,6 +294,18 @@ pub fn call_args<'t>(call: TsNode<'t>) -> Vec<TsNode<'t>> {
         .collect()
 }
 
+/// A Rust number literal without `_` and type suffix: `1_000u64` → `1000`.
+pub fn number_text(literal: &str) -> String {
+    let t: String = literal.chars().filter(|&c| c != '_').collect();
+    [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64",
+    ]
+    .iter()
+    .find_map(|s| t.strip_suffix(s))
+    .map_or_else(|| t.clone(), str::to_string)
+}
+
 /// Strips wrappers that do not change a value: `&x`, `(x)`, `x?`,
 /// `x.await`, `x.clone()`, `x.to_string()`, `x.as_str()`, `x.into()`.
 pub fn peel<'t>(mut n: TsNode<'t>, src: &str) -> TsNode<'t> {
