@@ -115,6 +115,10 @@ struct Index<'a> {
     consts: HashMap<&'a str, Vec<(usize, &'a ConstFact)>>,
     /// Methods by (self type, name), for `self.f()` and `Type::f()`.
     methods: HashMap<(&'a str, &'a str), Vec<FnRef>>,
+    /// The first registration of each tool name: the handler's type.
+    registered: HashMap<&'a str, &'a str>,
+    /// The first dispatch arm of each tool name, with its file.
+    dispatched: HashMap<&'a str, (usize, &'a Dispatch)>,
 }
 
 /// A schema node, the file its spans point into, and the struct it was
@@ -138,7 +142,15 @@ impl<'a> Index<'a> {
         let mut structs: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
         let mut consts: HashMap<&str, Vec<(usize, &ConstFact)>> = HashMap::new();
         let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
+        let mut registered: HashMap<&str, &str> = HashMap::new();
+        let mut dispatched: HashMap<&str, (usize, &Dispatch)> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
+            for r in &f.registrations {
+                registered.entry(&r.tool).or_insert(&r.handler_type);
+            }
+            for d in &f.dispatch {
+                dispatched.entry(&d.tool).or_insert((fi, d));
+            }
             for (i, func) in f.fns.iter().enumerate() {
                 let r = FnRef { file: fi, index: i };
                 fns.entry(&func.name).or_default().push(r);
@@ -162,6 +174,8 @@ impl<'a> Index<'a> {
             structs,
             consts,
             methods,
+            registered,
+            dispatched,
         }
     }
 
@@ -719,28 +733,43 @@ fn add_registered_tools(files: &mut [FileFacts]) {
         .flat_map(|(i, f)| f.registrations.iter().map(move |r| (i, r.clone())))
         .filter(|(_, r)| !declared.contains(&r.tool))
         .collect();
-    for (fi, reg) in regs {
-        // The impl of the registered type with a description or schema.
-        let found = files.iter().enumerate().find_map(|(ii, f)| {
-            f.impls.iter().enumerate().find_map(|(id, imp)| {
-                if imp.self_type != reg.handler_type {
-                    return None;
-                }
-                let fns: Vec<&FnFact> = f.fns.iter().filter(|x| x.impl_id == Some(id)).collect();
-                let description = fns
-                    .iter()
-                    .find(|x| x.name == "description")
-                    .map(|x| x.returns.clone());
-                let schema = fns
-                    .iter()
-                    .find(|x| SCHEMA_METHODS.contains(&x.name.as_str()))
-                    .and_then(|x| x.returns_schema.clone());
-                (description.is_some() || schema.is_some()).then_some((ii, id, description, schema))
-            })
-        });
-        let Some((ii, id, description, schema)) = found else {
-            continue;
-        };
+    let mut impls: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (ii, f) in files.iter().enumerate() {
+        for (id, imp) in f.impls.iter().enumerate() {
+            impls.entry(&imp.self_type).or_default().push((ii, id));
+        }
+    }
+    // The impl of each registered type with a description or schema.
+    let found: Vec<_> = regs
+        .into_iter()
+        .filter_map(|(fi, reg)| {
+            let found = impls
+                .get(reg.handler_type.as_str())?
+                .iter()
+                .find_map(|&(ii, id)| {
+                    let f = &files[ii];
+                    let fns: Vec<&FnFact> =
+                        f.fns.iter().filter(|x| x.impl_id == Some(id)).collect();
+                    let description = fns
+                        .iter()
+                        .find(|x| x.name == "description")
+                        .map(|x| x.returns.clone());
+                    let schema = fns
+                        .iter()
+                        .find(|x| SCHEMA_METHODS.contains(&x.name.as_str()))
+                        .and_then(|x| x.returns_schema.clone());
+                    (description.is_some() || schema.is_some()).then_some((
+                        ii,
+                        id,
+                        description,
+                        schema,
+                    ))
+                })?;
+            Some((fi, reg, found))
+        })
+        .collect();
+    drop(impls);
+    for (fi, reg, (ii, id, description, schema)) in found {
         // Declared where the impl is, so the impl's methods handle it; named
         // where it is registered.
         files[ii].tools.push({
@@ -790,35 +819,20 @@ fn lone_call_fn(f: &FileFacts, fi: usize) -> Option<FnRef> {
 /// The call-like method of the type registered for `tool`
 /// (`register_handler("grep_files", Arc::new(GrepFilesHandler))`).
 fn registered_handler(idx: &Index, tool: &str) -> Option<FnRef> {
-    let ty = idx
-        .files
-        .iter()
-        .flat_map(|f| &f.registrations)
-        .find(|r| r.tool == tool)?
-        .handler_type
-        .clone();
-    type_method(idx, &ty, CALL_METHODS)
+    type_method(idx, idx.registered.get(tool)?, CALL_METHODS)
 }
 
 /// The first method named one of `names` of an impl of `ty` in the crate.
 fn type_method(idx: &Index, ty: &str, names: &[&str]) -> Option<FnRef> {
-    names.iter().find_map(|m| {
-        idx.fns
-            .get(m)?
-            .iter()
-            .copied()
-            .find(|r| idx.self_type(*r) == Some(ty))
-    })
+    names
+        .iter()
+        .find_map(|m| idx.methods.get(&(ty, *m))?.first().copied())
 }
 
 /// The function a name dispatch sends `tool` to: the first function called
 /// in its arm that the crate defines; else the dispatcher itself.
 fn dispatch_handler(idx: &Index, tool: &str) -> Option<FnRef> {
-    let (fi, d) = idx
-        .files
-        .iter()
-        .enumerate()
-        .find_map(|(fi, f)| f.dispatch.iter().find(|d| d.tool == tool).map(|d| (fi, d)))?;
+    let &(fi, d) = idx.dispatched.get(tool)?;
     let callee = d.callees.iter().find_map(|c| {
         let fns = idx.callees(c);
         fns.iter()
