@@ -74,26 +74,8 @@ impl Cfg {
             Cfg::Option(name, None) if name == "test" => Some(false),
             Cfg::Option(..) => None,
             Cfg::Not(c) => c.outside_tests().map(|v| !v),
-            Cfg::All(cs) => {
-                let vs: Vec<Option<bool>> = cs.iter().map(Cfg::outside_tests).collect();
-                if vs.contains(&Some(false)) {
-                    Some(false)
-                } else if vs.iter().all(|v| *v == Some(true)) {
-                    Some(true)
-                } else {
-                    None
-                }
-            }
-            Cfg::Any(cs) => {
-                let vs: Vec<Option<bool>> = cs.iter().map(Cfg::outside_tests).collect();
-                if vs.contains(&Some(true)) {
-                    Some(true)
-                } else if vs.iter().all(|v| *v == Some(false)) {
-                    Some(false)
-                } else {
-                    None
-                }
-            }
+            Cfg::All(cs) => three_valued(cs.iter().map(Cfg::outside_tests), false),
+            Cfg::Any(cs) => three_valued(cs.iter().map(Cfg::outside_tests), true),
         }
     }
 
@@ -129,6 +111,20 @@ impl Cfg {
             Cfg::Any(cs) => cs.iter().any(|c| c.holds(&(os, family, arch, env), on)),
         }
     }
+}
+
+/// `all` (`absorbing` false) or `any` (`absorbing` true) of values that
+/// may be unknown: the absorbing value wins, else unknown stays unknown.
+fn three_valued(values: impl Iterator<Item = Option<bool>>, absorbing: bool) -> Option<bool> {
+    let mut unknown = false;
+    for v in values {
+        match v {
+            Some(b) if b == absorbing => return Some(absorbing),
+            None => unknown = true,
+            Some(_) => {}
+        }
+    }
+    (!unknown).then_some(!absorbing)
 }
 
 fn is_platform(name: &str) -> bool {
