@@ -22,7 +22,9 @@ cache_key() {
   local hash
   hash=$(cd "$GITHUB_ACTION_PATH" && find Cargo.toml Cargo.lock src rules -type f -print0 \
     | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-20)
-  out key "toolaudit-${RUNNER_OS:-local}-${hash}"
+  # The architecture too: a matrix over x64 and arm64 runners of one OS
+  # must not restore each other's binary.
+  out key "toolaudit-${RUNNER_OS:-local}-${RUNNER_ARCH:-$(uname -m)}-${hash}"
 }
 
 install() {
@@ -63,14 +65,12 @@ scan() {
   [ -n "${INPUT_FAIL_ON:-}" ] && args+=(--fail-on "$INPUT_FAIL_ON")
   [ -n "${INPUT_CONFIG:-}" ] && args+=(--config "$INPUT_CONFIG")
   [ -n "${INPUT_BASELINE:-}" ] && args+=(--baseline "$INPUT_BASELINE")
-  local base="${INPUT_DIFF_BASE:-}"
-  if [ -z "$base" ] && [ -n "${GITHUB_BASE_REF:-}" ]; then
-    base="origin/$GITHUB_BASE_REF"
-  fi
-  if [ -n "$base" ] && [ "$base" != "none" ]; then
-    args+=(--diff-base "$base")
-  fi
 
+  # Code scanning gets every finding: it shows on a pull request only the
+  # alerts on changed lines anyway, and a SARIF file filtered to the diff
+  # would make it close the base branch's other alerts as fixed. So the
+  # SARIF scan has no --diff-base; the second scan, for annotations, the
+  # job summary and the exit code, has it.
   local code=0
   "$bin" scan "${paths[@]}" "${args[@]}" --format sarif --category "${INPUT_CATEGORY:-toolaudit}" \
     --output "$sarif" || code=$?
@@ -79,15 +79,30 @@ scan() {
     echo "::error title=toolaudit::the scan failed (exit code $code); see the messages above"
     exit "$code"
   fi
-  # The same scan again for annotations and the job summary (-q: the
-  # messages about skipped files were printed once above).
-  "$bin" scan "${paths[@]}" "${args[@]}" --format github -q || true
-  "$bin" scan "${paths[@]}" "${args[@]}" --format markdown -q >> "$GITHUB_STEP_SUMMARY" || true
+  local -a diff=()
+  local base="${INPUT_DIFF_BASE:-}"
+  if [ -z "$base" ] && [ -n "${GITHUB_BASE_REF:-}" ]; then
+    base="origin/$GITHUB_BASE_REF"
+  fi
+  if [ -n "$base" ] && [ "$base" != "none" ]; then
+    diff=(--diff-base "$base")
+  fi
+  local summary="$RUNNER_TEMP/toolaudit-summary.md" json="$RUNNER_TEMP/toolaudit.json"
+  # -q: the messages about the scan itself were printed once above.
+  code=0
+  "$bin" scan "${paths[@]}" "${args[@]}" "${diff[@]}" --format github -q \
+    --also-write "markdown=$summary" --also-write "json=$json" || code=$?
+  if [ "$code" -ge 2 ]; then
+    out exit-code "$code"
+    echo "::error title=toolaudit::the scan failed (exit code $code); see the messages above"
+    exit "$code"
+  fi
+  cat "$summary" >> "$GITHUB_STEP_SUMMARY"
 
   local findings
-  findings=$(grep -c '"ruleId"' "$sarif" || true)
+  findings=$(sed -n 's/^    "findings": \([0-9]*\),$/\1/p' "$json" | head -n 1)
   out sarif-file "$sarif"
-  out findings "$findings"
+  out findings "${findings:-0}"
   out exit-code "$code"
   out upload "$(may_upload)"
 }

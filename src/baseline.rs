@@ -26,15 +26,27 @@ pub struct Identity {
     pub anchor: String,
 }
 
+/// Anchors longer than this (a minified manifest's only line) are replaced
+/// by the finding's own text, so identities stay small.
+const MAX_ANCHOR: usize = 200;
+
 impl Identity {
     pub fn of(d: &Diagnostic, cwd: &Path, root: &Path) -> Identity {
         let anchor = match &d.pointer {
             Some(p) => p.clone(),
-            None => d
-                .file
-                .line_text(d.file.line_col(d.span.start).line)
-                .trim()
-                .to_string(),
+            None => {
+                let line = d.file.line_text(d.file.line_col(d.span.start).line).trim();
+                if line.len() <= MAX_ANCHOR {
+                    line.to_string()
+                } else {
+                    let text = d.file.slice(d.span);
+                    let mut end = text.len().min(MAX_ANCHOR);
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    text[..end].to_string()
+                }
+            }
         };
         Identity {
             code: d.code.to_string(),
@@ -50,8 +62,14 @@ impl Identity {
 struct Entry {
     #[serde(flatten)]
     id: Identity,
-    /// For people reading the file; not part of the identity.
+    /// For people reading the file; not part of the identity, but among
+    /// findings of equal identity the one with this message matches first.
     message: String,
+    /// Where the finding was when the baseline was written; not part of the
+    /// identity, but among findings of equal identity and message the
+    /// nearest one matches first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -64,19 +82,20 @@ struct File {
 
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
-    #[error("cannot read the baseline {}: {source}", .path.display())]
+    #[error("cannot read the baseline {}: {cause}", .path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        /// In the message, not a `source`: shown once, not twice by `{:#}`.
+        cause: std::io::Error,
     },
     #[error("{} is not a toolaudit baseline: {message}", .path.display())]
     Invalid { path: PathBuf, message: String },
 }
 
-/// The accepted findings, as a multiset of identities.
+/// The accepted findings by identity, each with its message and line.
 #[derive(Debug, Default)]
 pub struct Baseline {
-    counts: HashMap<Identity, usize>,
+    entries: HashMap<Identity, Vec<(String, Option<usize>)>>,
 }
 
 /// What applying a baseline did.
@@ -91,9 +110,9 @@ pub struct Applied {
 
 impl Baseline {
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+        let text = std::fs::read_to_string(path).map_err(|cause| BaselineError::Read {
             path: path.to_path_buf(),
-            source,
+            cause,
         })?;
         let file: File = serde_json::from_str(&text).map_err(|e| BaselineError::Invalid {
             path: path.to_path_buf(),
@@ -108,26 +127,52 @@ impl Baseline {
                 ),
             });
         }
-        let mut counts = HashMap::new();
+        let mut entries: HashMap<Identity, Vec<(String, Option<usize>)>> = HashMap::new();
         for e in file.findings {
-            *counts.entry(e.id).or_insert(0) += 1;
+            entries.entry(e.id).or_default().push((e.message, e.line));
         }
-        Ok(Baseline { counts })
+        Ok(Baseline { entries })
     }
 
     /// Removes the findings the baseline accepts, each entry matching once.
-    pub fn apply(mut self, diags: &mut Vec<Diagnostic>, cwd: &Path, root: &Path) -> Applied {
-        let before = diags.len();
-        diags.retain(|d| match self.counts.get_mut(&Identity::of(d, cwd, root)) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                false
+    /// Where more findings share an identity than the baseline has entries
+    /// for it (two equal lines in one handler), the entries go to the
+    /// findings with the same message, then to the nearest lines, so the
+    /// finding reported as new is the one that is new.
+    pub fn apply(self, diags: &mut Vec<Diagnostic>, cwd: &Path, root: &Path) -> Applied {
+        let mut by_id: HashMap<Identity, Vec<usize>> = HashMap::new();
+        for (i, d) in diags.iter().enumerate() {
+            by_id.entry(Identity::of(d, cwd, root)).or_default().push(i);
+        }
+        let mut accepted = vec![false; diags.len()];
+        let mut stale = 0;
+        for (id, entries) in &self.entries {
+            let found = by_id.get(id).map_or(&[][..], Vec::as_slice);
+            let mut pairs: Vec<(bool, usize, usize, usize)> = Vec::new();
+            for (e, (message, line)) in entries.iter().enumerate() {
+                for &i in found {
+                    let d = &diags[i];
+                    let at = d.file.line_col(d.span.start).line;
+                    let distance = line.map_or(usize::MAX, |l| l.abs_diff(at));
+                    pairs.push((d.message != *message, distance, e, i));
+                }
             }
-            _ => true,
-        });
+            pairs.sort_unstable();
+            let mut used = vec![false; entries.len()];
+            for (_, _, e, i) in pairs {
+                if !used[e] && !accepted[i] {
+                    used[e] = true;
+                    accepted[i] = true;
+                }
+            }
+            stale += used.iter().filter(|u| !**u).count();
+        }
+        let before = diags.len();
+        let mut keep = accepted.iter().map(|a| !a);
+        diags.retain(|_| keep.next().unwrap_or(true));
         Applied {
             matched: before - diags.len(),
-            stale: self.counts.values().sum(),
+            stale,
         }
     }
 }
@@ -139,9 +184,10 @@ pub fn render(diags: &[Diagnostic], cwd: &Path, root: &Path) -> String {
         .map(|d| Entry {
             id: Identity::of(d, cwd, root),
             message: d.message.clone(),
+            line: Some(d.file.line_col(d.span.start).line),
         })
         .collect();
-    findings.sort_by(|a, b| (&a.id, &a.message).cmp(&(&b.id, &b.message)));
+    findings.sort_by(|a, b| (&a.id, &a.message, a.line).cmp(&(&b.id, &b.message, b.line)));
     let file = File {
         version: VERSION,
         toolaudit: env!("CARGO_PKG_VERSION").to_string(),

@@ -107,10 +107,11 @@ pub struct Loaded {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {}: {source}", .path.display())]
+    #[error("cannot read {}: {cause}", .path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        /// In the message, not a `source`: shown once, not twice by `{:#}`.
+        cause: std::io::Error,
     },
     #[error("{}:{line}:{column}: {message}", .path.display())]
     Invalid {
@@ -119,6 +120,9 @@ pub enum ConfigError {
         column: usize,
         message: String,
     },
+    /// More than one problem, each on its own line.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<ConfigError>),
 }
 
 /// Looks for `toolaudit.toml`, `.toolaudit.toml`, or a `pyproject.toml` with
@@ -149,9 +153,9 @@ pub fn discover(start: &Path) -> Result<Option<Loaded>, ConfigError> {
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
         path: path.to_path_buf(),
-        source,
+        cause,
     })
 }
 
@@ -219,14 +223,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
         (doc.get_ref(), "")
     };
     let mut lines = BTreeMap::new();
+    // Where each key's value is, to name the key in a type error.
+    let mut values: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    // Every unknown key is reported, not only the first.
+    let mut unknown = Vec::new();
     for (key, value) in table.iter() {
         let k = key.get_ref().as_ref();
         let at = key.span().start;
+        values.push((key.span().start..value.span().end, format!("{prefix}{k}")));
         if !KEYS.contains(&k) {
             let hint = suggest(k, KEYS.iter().copied())
                 .map(|s| format!("; did you mean `{prefix}{s}`?"))
                 .unwrap_or_else(|| format!("; valid keys: {}", KEYS.join(", ")));
-            return Err(invalid(at, format!("unknown key `{prefix}{k}`{hint}")));
+            unknown.push(invalid(at, format!("unknown key `{prefix}{k}`{hint}")));
+            continue;
         }
         lines.insert(k.to_string(), line_at(at));
         // Nested tables: their keys are rule codes or globs, checked by the
@@ -251,15 +261,34 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
             }
         }
     }
+    unknown.sort_by_key(|e| match e {
+        ConfigError::Invalid { line, column, .. } => (*line, *column),
+        _ => (0, 0),
+    });
+    match unknown.len() {
+        0 => {}
+        1 => return Err(unknown.remove(0)),
+        _ => return Err(ConfigError::Several(unknown)),
+    }
+    // A type error names the key whose value it is about.
+    let typed = |e: toml::de::Error| {
+        let at = e.span().map_or(0, |s| s.start);
+        let message = e.message().trim_end().to_string();
+        match values.iter().find(|(r, _)| r.contains(&at)) {
+            Some((_, key)) if !message.contains(&format!("`{key}`")) => {
+                invalid(at, format!("`{key}`: {message}"))
+            }
+            _ => invalid(at, message),
+        }
+    };
     let config = if is_pyproject(path) {
         toml::from_str::<PyProject>(text)
-            .map_err(|e| invalid(e.span().map_or(0, |s| s.start), e.message().to_string()))?
+            .map_err(typed)?
             .tool
             .and_then(|t| t.toolaudit)
             .unwrap_or_default()
     } else {
-        toml::from_str::<FileConfig>(text)
-            .map_err(|e| invalid(e.span().map_or(0, |s| s.start), e.message().to_string()))?
+        toml::from_str::<FileConfig>(text).map_err(typed)?
     };
     // Values are checked against the rule and target tables by the caller,
     // which knows how to name them; point at the key when that fails.

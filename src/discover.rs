@@ -3,19 +3,30 @@
 //! `--exclude` globs. Returns a sorted list, so what follows does not depend
 //! on file-system order.
 
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use ignore::WalkState;
-use ignore::overrides::OverrideBuilder;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::error::Error;
 use crate::model::{Notification, Severity};
 
+/// One `exclude` glob and the folder it is relative to: the config file's
+/// folder for the config's `exclude`, the working directory for `--exclude`.
+#[derive(Clone, Debug)]
+pub struct Exclude {
+    pub glob: String,
+    pub base: PathBuf,
+    /// Where it was given (`--exclude`, `toolaudit.toml:4`), for messages.
+    pub origin: String,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct WalkOptions {
     pub paths: Vec<PathBuf>,
-    pub excludes: Vec<String>,
+    pub excludes: Vec<Exclude>,
     /// Also walk hidden files and directories.
     pub hidden: bool,
     /// Do not read `.gitignore` / `.ignore` files.
@@ -52,6 +63,70 @@ impl FileKind {
     }
 }
 
+/// Source files of languages toolaudit does not read yet, by extension.
+pub const UNREAD_LANGUAGES: &[(&str, &[&str])] = &[
+    ("Python", &["py", "pyi"]),
+    ("TypeScript", &["ts", "tsx", "mts", "cts"]),
+    ("JavaScript", &["js", "jsx", "mjs", "cjs"]),
+    ("Go", &["go"]),
+    ("C#", &["cs"]),
+    ("TOML", &["toml"]),
+];
+
+/// The language of a source file toolaudit does not read yet.
+pub fn unread_language(path: &Path) -> Option<&'static str> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    if ext == "toml" && path.file_name().is_some_and(|n| n == "Cargo.toml") {
+        return None;
+    }
+    UNREAD_LANGUAGES
+        .iter()
+        .find(|(_, exts)| exts.contains(&ext.as_str()))
+        .map(|(lang, _)| *lang)
+}
+
+/// Why a path the walk saw was not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    /// A source file of a language toolaudit does not read yet.
+    Language(&'static str),
+    /// Left out by `.gitignore`, `.ignore` or git's excludes.
+    Ignored,
+    /// Left out by an `exclude` glob.
+    Excluded,
+    /// A symbolic link: not followed.
+    Symlink,
+    /// A FIFO, socket or device.
+    Special,
+}
+
+impl SkipReason {
+    pub fn describe(self) -> String {
+        match self {
+            SkipReason::Language(l) => format!("{l} source, which toolaudit does not read yet"),
+            SkipReason::Ignored => "ignored by .gitignore or .ignore (--no-ignore reads it)".into(),
+            SkipReason::Excluded => "excluded by an `exclude` glob".into(),
+            SkipReason::Symlink => "a symbolic link, which is not followed".into(),
+            SkipReason::Special => "not a regular file (FIFO, socket or device)".into(),
+        }
+    }
+}
+
+/// A path the walk saw and did not read. Folders carry a trailing `/`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: SkipReason,
+}
+
+/// What a walk found: the files to read, messages, and what it left out.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub candidates: Vec<Candidate>,
+    pub notes: Vec<Notification>,
+    pub skipped: Vec<Skipped>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Candidate {
     pub path: PathBuf,
@@ -83,10 +158,86 @@ pub const TEST_DIRS: &[&str] = &[
     "__snapshots__",
 ];
 
+/// The `exclude` globs as gitignore matchers, one per base folder, with
+/// the globs that matched something.
+struct Excluder {
+    matchers: Vec<(Gitignore, Vec<usize>)>,
+    matched: Mutex<HashSet<usize>>,
+}
+
+impl Excluder {
+    fn new(excludes: &[Exclude]) -> Result<Excluder, Error> {
+        let mut by_base: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
+        for (i, e) in excludes.iter().enumerate() {
+            let base = crate::source::normalize(
+                &std::path::absolute(&e.base).unwrap_or_else(|_| e.base.clone()),
+            );
+            by_base.entry(base).or_default().push(i);
+        }
+        let mut matchers = Vec::new();
+        for (base, idx) in by_base {
+            let mut b = GitignoreBuilder::new(&base);
+            for &i in &idx {
+                let e = &excludes[i];
+                let bad = |message: String| Error::BadGlob {
+                    glob: e.glob.clone(),
+                    origin: e.origin.clone(),
+                    message,
+                };
+                // The gitignore parser passes some broken globs over
+                // silently (`[unclosed`): check the glob itself first.
+                let bare = e.glob.trim().trim_start_matches('!').trim_matches('/');
+                globset::Glob::new(bare).map_err(|err| bad(err.kind().to_string()))?;
+                b.add_line(None, &e.glob)
+                    .map_err(|err| bad(err.to_string()))?;
+            }
+            let g = b.build().map_err(|e| Error::BadGlob {
+                glob: excludes[idx[0]].glob.clone(),
+                origin: excludes[idx[0]].origin.clone(),
+                message: e.to_string(),
+            })?;
+            matchers.push((g, idx));
+        }
+        Ok(Excluder {
+            matchers,
+            matched: Mutex::new(HashSet::new()),
+        })
+    }
+
+    /// Is `path` excluded? Records which glob said so.
+    fn excludes(&self, path: &Path, is_dir: bool, excludes: &[Exclude]) -> bool {
+        if self.matchers.is_empty() {
+            return false;
+        }
+        let abs = crate::source::normalize(
+            &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+        );
+        for (g, idx) in &self.matchers {
+            if !abs.starts_with(g.path()) {
+                continue;
+            }
+            if let ignore::Match::Ignore(glob) = g.matched(&abs, is_dir) {
+                let i = idx
+                    .iter()
+                    .copied()
+                    .find(|&i| excludes[i].glob.trim() == glob.original())
+                    .unwrap_or(idx[0]);
+                self.matched
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(i);
+                return true;
+            }
+        }
+        false
+    }
+}
+
 /// Walks `opts.paths`. A path that does not exist is an error; a directory
 /// that cannot be read, or a file named on the command line that toolaudit
-/// cannot scan, is a notification.
-pub fn discover(opts: &WalkOptions) -> Result<(Vec<Candidate>, Vec<Notification>), Error> {
+/// cannot scan, is a notification. Every path the walk sees and does not
+/// read is in [`Walk::skipped`] with its reason.
+pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
     let paths: Vec<PathBuf> = if opts.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -97,79 +248,215 @@ pub fn discover(opts: &WalkOptions) -> Result<(Vec<Candidate>, Vec<Notification>
             return Err(Error::MissingPath(p.clone()));
         }
     }
-    let mut builder = ignore::WalkBuilder::new(&paths[0]);
-    for p in &paths[1..] {
-        builder.add(p);
-    }
-    let mut overrides = OverrideBuilder::new(".");
-    for glob in &opts.excludes {
-        overrides
-            .add(&format!("!{glob}"))
-            .map_err(|e| Error::BadGlob {
-                glob: glob.clone(),
-                message: e.to_string(),
-            })?;
-    }
-    let overrides = overrides.build().map_err(|e| Error::BadGlob {
-        glob: opts.excludes.join(", "),
-        message: e.to_string(),
-    })?;
-    builder
-        .hidden(!opts.hidden)
-        .ignore(!opts.no_ignore)
-        .git_ignore(!opts.no_ignore)
-        .git_global(!opts.no_ignore)
-        .git_exclude(!opts.no_ignore)
-        .parents(!opts.no_ignore)
-        .require_git(false)
-        .follow_links(false)
-        .overrides(overrides)
-        .threads(opts.threads);
+    let excluder = Excluder::new(&opts.excludes)?;
+    let builder = |ignores: bool| {
+        let mut b = ignore::WalkBuilder::new(&paths[0]);
+        for p in &paths[1..] {
+            b.add(p);
+        }
+        b.hidden(!opts.hidden)
+            .ignore(ignores)
+            .git_ignore(ignores)
+            .git_global(ignores)
+            .git_exclude(ignores)
+            .parents(ignores)
+            .require_git(false)
+            .follow_links(false)
+            .threads(opts.threads);
+        b
+    };
 
-    let found = Mutex::new((Vec::new(), Vec::new()));
-    builder.build_parallel().run(|| {
+    struct Found {
+        candidates: Vec<Candidate>,
+        notes: Vec<Notification>,
+        skipped: Vec<Skipped>,
+        /// Every path the first walk yielded, for the second one.
+        seen: HashSet<PathBuf>,
+    }
+    let found = Mutex::new(Found {
+        candidates: Vec::new(),
+        notes: Vec::new(),
+        skipped: Vec::new(),
+        seen: HashSet::new(),
+    });
+    let track_ignored = !opts.no_ignore;
+    builder(!opts.no_ignore).build_parallel().run(|| {
         let found = &found;
+        let excluder = &excluder;
         Box::new(move |entry| {
-            let mut guard = found.lock().unwrap_or_else(|e| e.into_inner());
-            match entry {
-                Ok(entry) => {
-                    let explicit = entry.depth() == 0;
-                    let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                    if !is_file {
-                        return WalkState::Continue;
-                    }
-                    let depth = entry.depth();
-                    let path = entry.into_path();
-                    // The folders between the walked root and the file.
-                    let in_tests = path
-                        .components()
-                        .rev()
-                        .skip(1)
-                        .take(depth.saturating_sub(1))
-                        .any(|c| c.as_os_str().to_str().is_some_and(|d| TEST_DIRS.contains(&d)));
-                    match FileKind::of(&path) {
-                        Some(kind) => guard.0.push(Candidate {
-                            path,
-                            kind,
-                            in_tests,
-                            explicit,
-                        }),
-                        None if explicit => guard.1.push(Notification {
-                            level: Severity::Warning,
-                            path: Some(display_path(&path)),
-                            message:
-                                "skipped: not a file toolaudit reads (.json, .jsonc, .yaml, .yml, .rs)"
-                                    .into(),
-                        }),
-                        None => {}
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    let mut g = found.lock().unwrap_or_else(|e| e.into_inner());
+                    g.notes.push(walk_error(err));
+                    return WalkState::Continue;
+                }
+            };
+            let depth = entry.depth();
+            let explicit = depth == 0;
+            let ft = entry.file_type();
+            let is_dir = ft.is_some_and(|t| t.is_dir());
+            if !explicit && excluder.excludes(entry.path(), is_dir, &opts.excludes) {
+                let mut g = found.lock().unwrap_or_else(|e| e.into_inner());
+                if track_ignored {
+                    g.seen.insert(entry.path().to_path_buf());
+                }
+                g.skipped.push(Skipped {
+                    path: shown(entry.path(), is_dir),
+                    reason: SkipReason::Excluded,
+                });
+                return if is_dir {
+                    WalkState::Skip
+                } else {
+                    WalkState::Continue
+                };
+            }
+            let mut g = found.lock().unwrap_or_else(|e| e.into_inner());
+            if track_ignored {
+                g.seen.insert(entry.path().to_path_buf());
+            }
+            if is_dir {
+                return WalkState::Continue;
+            }
+            let is_file = ft.is_some_and(|t| t.is_file());
+            if !is_file {
+                let reason = if ft.is_some_and(|t| t.is_symlink()) {
+                    SkipReason::Symlink
+                } else {
+                    SkipReason::Special
+                };
+                let path = display_path(entry.path());
+                if explicit {
+                    g.notes.push(Notification {
+                        level: Severity::Warning,
+                        path: Some(path.clone()),
+                        line: None,
+                        message: format!("skipped: {}", reason.describe()),
+                    });
+                }
+                g.skipped.push(Skipped { path, reason });
+                return WalkState::Continue;
+            }
+            let path = entry.into_path();
+            // The folders between the walked root and the file.
+            let in_tests = path
+                .components()
+                .rev()
+                .skip(1)
+                .take(depth.saturating_sub(1))
+                .any(|c| {
+                    c.as_os_str()
+                        .to_str()
+                        .is_some_and(|d| TEST_DIRS.contains(&d))
+                });
+            match FileKind::of(&path) {
+                Some(kind) => g.candidates.push(Candidate {
+                    path,
+                    kind,
+                    in_tests,
+                    explicit,
+                }),
+                None if explicit => g.notes.push(Notification {
+                    level: Severity::Warning,
+                    path: Some(display_path(&path)),
+                    line: None,
+                    message: match unread_language(&path) {
+                        Some(lang) => format!(
+                            "skipped: {}; toolaudit reads .json, .jsonc, .yaml, .yml and .rs files",
+                            SkipReason::Language(lang).describe()
+                        ),
+                        None => {
+                            "skipped: not a file toolaudit reads (.json, .jsonc, .yaml, .yml, .rs)"
+                                .into()
+                        }
+                    },
+                }),
+                None => {
+                    if let Some(lang) = unread_language(&path) {
+                        g.skipped.push(Skipped {
+                            path: display_path(&path),
+                            reason: SkipReason::Language(lang),
+                        });
                     }
                 }
-                Err(err) => guard.1.push(walk_error(err)),
             }
             WalkState::Continue
         })
     });
-    let (candidates, mut notes) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let Found {
+        candidates,
+        mut notes,
+        mut skipped,
+        seen,
+    } = found.into_inner().unwrap_or_else(|e| e.into_inner());
+
+    // What .gitignore and .ignore left out: walk again without them and
+    // name what the first walk did not see (folders once, not their files).
+    if track_ignored {
+        let ignored = Mutex::new(Vec::new());
+        builder(false).build_parallel().run(|| {
+            let ignored = &ignored;
+            let seen = &seen;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if seen.contains(entry.path()) {
+                    return WalkState::Continue;
+                }
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                // Files only when toolaudit would read them or names their language.
+                if is_dir
+                    || FileKind::of(entry.path()).is_some()
+                    || unread_language(entry.path()).is_some()
+                {
+                    ignored
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(Skipped {
+                            path: shown(entry.path(), is_dir),
+                            reason: SkipReason::Ignored,
+                        });
+                }
+                if is_dir {
+                    WalkState::Skip
+                } else {
+                    WalkState::Continue
+                }
+            })
+        });
+        skipped.extend(ignored.into_inner().unwrap_or_else(|e| e.into_inner()));
+    }
+    let matched = excluder
+        .matched
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    // Only where the walk covered the glob's whole folder: `scan src/` says
+    // nothing about a `vendor/**` of the config file.
+    let abs = |p: &Path| {
+        crate::source::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+    };
+    let roots: Vec<PathBuf> = paths.iter().map(|p| abs(p)).collect();
+    for (i, e) in opts.excludes.iter().enumerate() {
+        let base = abs(&e.base);
+        if !matched.contains(&i) && roots.iter().any(|r| base.starts_with(r)) {
+            notes.push(Notification {
+                level: Severity::Warning,
+                path: None,
+                line: None,
+                message: format!(
+                    "exclude `{}` ({}) matched nothing; its paths are relative to {}",
+                    e.glob,
+                    e.origin,
+                    match display_path(&e.base).as_str() {
+                        "" | "." => "the working directory".to_string(),
+                        d => format!("`{d}`"),
+                    }
+                ),
+            });
+        }
+    }
+
     // One entry per file however it was reached (`scan . src/x.rs`, or a
     // named file inside a walked folder); the named one wins, as it is
     // always read. Decided by the paths, not by which thread came first.
@@ -188,7 +475,22 @@ pub fn discover(opts: &WalkOptions) -> Result<(Vec<Candidate>, Vec<Notification>
     let mut candidates: Vec<Candidate> = keyed.into_iter().map(|(_, c)| c).collect();
     candidates.sort_by(|a, b| a.path.cmp(&b.path));
     notes.sort();
-    Ok((candidates, notes))
+    skipped.sort();
+    skipped.dedup();
+    Ok(Walk {
+        candidates,
+        notes,
+        skipped,
+    })
+}
+
+/// A path as shown in the list of skipped paths: folders end in `/`.
+fn shown(path: &Path, is_dir: bool) -> String {
+    let mut s = display_path(path);
+    if is_dir && !s.ends_with('/') {
+        s.push('/');
+    }
+    s
 }
 
 fn walk_error(err: ignore::Error) -> Notification {
@@ -205,6 +507,7 @@ fn walk_error(err: ignore::Error) -> Notification {
     Notification {
         level: Severity::Error,
         path: path_of(&err).map(display_path),
+        line: None,
         message: format!("could not read: {err}"),
     }
 }

@@ -80,6 +80,8 @@ pub struct Scan {
     pub diff_base: Option<(String, usize)>,
     /// Files in test, benchmark and fixture folders that were not read.
     pub test_files_skipped: usize,
+    /// Paths the walk saw and did not read, with the reason; sorted.
+    pub skipped: Vec<discover::Skipped>,
 }
 
 impl Scan {
@@ -104,7 +106,26 @@ struct Outcome {
     suppressions: Vec<suppress::Inline>,
 }
 
+/// Where a scan is, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The walk found this many files to read.
+    Files(usize),
+    /// One more file was read.
+    Read,
+    /// All files are read; the crates are being linked and checked.
+    Linking,
+}
+
 pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
+    scan_with_progress(opts, &|_| {})
+}
+
+/// [`scan`], telling `progress` how far it is (from worker threads).
+pub fn scan_with_progress(
+    opts: &ScanOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Scan, Error> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.walk.threads)
         .build()
@@ -112,7 +133,11 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
             threads: opts.walk.threads,
             message: e.to_string(),
         })?;
-    let (candidates, mut notifications) = discover::discover(&opts.walk)?;
+    let discover::Walk {
+        candidates,
+        notes: mut notifications,
+        skipped,
+    } = discover::discover(&opts.walk)?;
     let cx = Context {
         targets: &opts.targets,
         explicit: &opts.explicit,
@@ -120,13 +145,19 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         truncation_markers: &opts.truncation_markers,
     };
     let roots = crate_roots(&candidates);
+    progress(Progress::Files(candidates.len()));
     let outcomes: Vec<Outcome> = pool.install(|| {
         candidates
             .par_iter()
             .zip(&roots)
-            .map(|(c, root)| process(c, root.as_deref(), opts, &cx))
+            .map(|(c, root)| {
+                let o = process(c, root.as_deref(), opts, &cx);
+                progress(Progress::Read);
+                o
+            })
             .collect()
     });
+    progress(Progress::Linking);
 
     let mut files_scanned = 0;
     let mut read: Vec<&Path> = Vec::new();
@@ -206,6 +237,7 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
         baseline: None,
         diff_base: None,
         test_files_skipped,
+        skipped,
     })
 }
 
@@ -318,6 +350,7 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
         out.notifications.push(Notification {
             level,
             path: Some(display.clone()),
+            line: None,
             message,
         })
     };
@@ -366,6 +399,16 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
             }
         };
         out.parsed = true;
+        if let Some(at) = rust::first_error(&tree) {
+            let at = file.line_col(at);
+            notify(
+                Severity::Warning,
+                format!(
+                    "syntax error at line {}, column {}: the rest of the file was read as well as it could be, and findings in it may be missing",
+                    at.line, at.column
+                ),
+            );
+        }
         let facts = rust::analyze::analyze(&file, tree.root_node(), cx, &opts.rules);
         drop(tree);
         out.rust = Some((root.to_path_buf(), facts));

@@ -23,10 +23,23 @@ pub enum Error {
     },
     #[error("{}: no such file or directory", .0.display())]
     MissingPath(PathBuf),
-    #[error("invalid --exclude glob `{glob}`: {message}")]
-    BadGlob { glob: String, message: String },
+    #[error("invalid {} glob `{glob}`: {message}", glob_origin(.origin))]
+    BadGlob {
+        glob: String,
+        /// `--exclude`, or the config file and line.
+        origin: String,
+        message: String,
+    },
     #[error("could not start {threads} worker threads: {message}")]
     ThreadPool { threads: usize, message: String },
+}
+
+fn glob_origin(origin: &str) -> String {
+    if origin == "--exclude" {
+        "--exclude".into()
+    } else {
+        format!("`exclude` ({origin})")
+    }
 }
 
 fn did_you_mean(s: &Option<String>) -> String {

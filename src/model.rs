@@ -322,5 +322,8 @@ pub struct Notification {
     /// `error` means the run is incomplete and the exit code is 2.
     pub level: Severity,
     pub path: Option<String>,
+    /// The 1-based line in `path` it is about, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     pub message: String,
 }

@@ -48,6 +48,9 @@ pub struct SourceFile {
     pub display: String,
     pub text: Arc<str>,
     line_starts: Vec<usize>,
+    /// Per line: true when it is all ASCII, so a column is a byte distance
+    /// (no counting along megabyte-long minified lines).
+    ascii: Vec<bool>,
 }
 
 impl SourceFile {
@@ -55,24 +58,55 @@ impl SourceFile {
         let text: Arc<str> = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let ascii = (0..line_starts.len())
+            .map(|i| {
+                let end = line_starts.get(i + 1).copied().unwrap_or(text.len());
+                text.as_bytes()[line_starts[i]..end].is_ascii()
+            })
+            .collect();
         SourceFile {
             path,
             display,
             text,
             line_starts,
+            ascii,
         }
+    }
+
+    /// The 0-based index of the line holding byte `offset` (clamped).
+    pub fn line_index(&self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// The byte range of the 0-based line `index`, without its line break.
+    pub fn line_range(&self, index: usize) -> std::ops::Range<usize> {
+        let Some(&start) = self.line_starts.get(index) else {
+            return self.text.len()..self.text.len();
+        };
+        let end = self
+            .line_starts
+            .get(index + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        let line = &self.text[start..end];
+        start..start + line.trim_end_matches(['\n', '\r']).len()
     }
 
     /// The line and column of a byte offset. Offsets inside a multi-byte
     /// character or past the end are clamped rather than trusted.
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let line = self.line_index(offset);
         let start = self.line_starts[line];
-        let column = self.text[start..offset].chars().count() + 1;
+        let column = if self.ascii[line] {
+            offset - start + 1
+        } else {
+            self.text[start..offset].chars().count() + 1
+        };
         LineCol {
             line: line + 1,
             column,
@@ -81,15 +115,7 @@ impl SourceFile {
 
     /// The text of the 1-based line `line`, without its line break.
     pub fn line_text(&self, line: usize) -> &str {
-        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
-            return "";
-        };
-        let end = self
-            .line_starts
-            .get(line)
-            .copied()
-            .unwrap_or(self.text.len());
-        self.text[start..end].trim_end_matches(['\n', '\r'])
+        &self.text[self.line_range(line.wrapping_sub(1))]
     }
 
     pub fn slice(&self, span: Span) -> &str {

@@ -144,6 +144,7 @@ pub fn apply_all(
             notes.push(Notification {
                 level: Severity::Warning,
                 path: None,
+                line: None,
                 message: format!(
                     "{}: `[[suppress]]` entry for {} matches no finding; remove it",
                     s.origin,
@@ -232,7 +233,8 @@ pub fn parse(file: &SourceFile) -> (Vec<Inline>, Vec<Notification>) {
         let note = |message: String| Notification {
             level: Severity::Warning,
             path: Some(file.display.clone()),
-            message: format!("line {line_no}: {message}"),
+            line: Some(line_no),
+            message,
         };
         let Some((written, reason)) = rest.split_once(']') else {
             notes.push(note(
@@ -332,9 +334,10 @@ fn unused(inline: &[Inline], enabled: &[&'static RuleEntry]) -> Vec<Notification
         .map(|s| Notification {
             level: Severity::Warning,
             path: Some(s.path.clone()),
+            line: Some(s.line),
             message: format!(
-                "line {}: suppression `ignore[{}]` matches no finding; remove it",
-                s.line, s.written
+                "suppression `ignore[{}]` matches no finding; remove it",
+                s.written
             ),
         })
         .collect()

@@ -75,8 +75,13 @@ pub struct InputArgs {
     #[arg(long)]
     pub no_config: bool,
 
-    /// Worker threads; 0 means one per core
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    /// Also list on stderr every path that was not read, with the reason
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// Worker threads, at most 256; 0 means one per core
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0,
+          value_parser = parse_threads)]
     pub threads: usize,
 
     /// Where the M2/M3 code rules look: `surface` (tool handlers, what they
@@ -88,6 +93,40 @@ pub struct InputArgs {
     /// anthropic,openai (see `toolaudit rules --targets`); `default`, `all`
     #[arg(long, value_name = "TARGET", value_delimiter = ',')]
     pub target: Vec<String>,
+}
+
+/// The most worker threads `-j` accepts: past a few hundred, starting and
+/// coordinating threads costs more than it gives (`-j 1024` took 20 s on
+/// one file).
+pub const MAX_THREADS: usize = 256;
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of threads"))?;
+    if n > MAX_THREADS {
+        return Err(format!(
+            "{n} threads is more than the {MAX_THREADS} toolaudit starts; 0 means one per core"
+        ));
+    }
+    Ok(n)
+}
+
+fn parse_also_write(s: &str) -> Result<(Format, PathBuf), String> {
+    let (format, file) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not FORMAT=FILE, e.g. sarif=toolaudit.sarif"))?;
+    let format = Format::from_str(format.trim(), true).map_err(|_| {
+        let names: Vec<String> = Format::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect();
+        format!("unknown format `{format}`; use {}", names.join(", "))
+    })?;
+    if file.is_empty() {
+        return Err(format!("`{s}` names no file"));
+    }
+    Ok((format, PathBuf::from(file)))
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +141,11 @@ pub struct ScanArgs {
     /// Write the report to FILE (atomically) instead of standard output
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Also write the same scan's report in FORMAT to FILE, e.g.
+    /// `--also-write sarif=toolaudit.sarif`; repeatable
+    #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_also_write)]
+    pub also_write: Vec<(Format, PathBuf)>,
 
     /// Rules to run: codes, code prefixes or families (N101, N10, N, M2, ALL); comma-separated
     #[arg(long, value_name = "CODE", value_delimiter = ',')]

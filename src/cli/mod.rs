@@ -3,6 +3,8 @@
 //! that prints or decides exit codes.
 
 mod args;
+mod output;
+mod progress;
 mod settings;
 
 use std::io::{IsTerminal, Write};
@@ -81,12 +83,24 @@ fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-fn print_notifications(scan: &Scan) {
+fn print_notifications(scan: &Scan, verbose: bool) {
     let mut err = std::io::stderr().lock();
+    if verbose {
+        for s in &scan.skipped {
+            let _ = writeln!(
+                err,
+                "toolaudit: not read: {}: {}",
+                s.path,
+                s.reason.describe()
+            );
+        }
+    }
     for n in &scan.notifications {
-        let _ = match &n.path {
-            Some(p) => writeln!(err, "toolaudit: {}: {p}: {}", n.level, n.message),
-            None => writeln!(err, "toolaudit: {}: {}", n.level, n.message),
+        let _ = match (&n.path, n.line) {
+            // `file:line:` first, so terminals and editors can open it.
+            (Some(p), Some(l)) => writeln!(err, "{p}:{l}: toolaudit: {}: {}", n.level, n.message),
+            (Some(p), None) => writeln!(err, "toolaudit: {}: {p}: {}", n.level, n.message),
+            (None, _) => writeln!(err, "toolaudit: {}: {}", n.level, n.message),
         };
     }
 }
@@ -97,7 +111,9 @@ fn scan(args: ScanArgs) -> Result<u8> {
             "--statistics works with --format human; the json format has `summary.by_rule`"
         );
     }
-    if args.show_suppressed && args.format != Format::Sarif {
+    let sarif_anywhere =
+        args.format == Format::Sarif || args.also_write.iter().any(|(f, _)| *f == Format::Sarif);
+    if args.show_suppressed && !sarif_anywhere {
         anyhow::bail!(
             "--show-suppressed works with --format sarif; other formats count suppressed findings in the summary"
         );
@@ -106,12 +122,36 @@ fn scan(args: ScanArgs) -> Result<u8> {
     let opts = &resolved.opts;
     // Ask git first: a missing base must fail before the scan, not after.
     let changed = match &args.diff_base {
-        Some(rev) => Some(crate::diff::changed_lines(rev, &std::env::current_dir()?)?),
+        // Ask the work tree that holds the scanned path, not the one the
+        // command runs in (`toolaudit scan ../other-repo --diff-base main`).
+        Some(rev) => {
+            let cwd = std::env::current_dir().context("cannot read the working directory")?;
+            let at = match args.input.paths.first() {
+                Some(p) => {
+                    let abs = crate::source::normalize(&cwd.join(p));
+                    if abs.is_dir() {
+                        abs
+                    } else {
+                        abs.parent().map_or(cwd.clone(), Path::to_path_buf)
+                    }
+                }
+                None => cwd,
+            };
+            Some(crate::diff::changed_lines(rev, &at)?)
+        }
         None => None,
     };
-    let mut result = engine::scan(opts)?;
+    let show_progress = !args.quiet
+        && args.format == Format::Human
+        && std::io::stderr().is_terminal()
+        && std::env::var_os("CI").is_none();
+    let mut result = if show_progress {
+        progress::scan(opts)?
+    } else {
+        engine::scan(opts)?
+    };
     if !args.quiet {
-        print_notifications(&result);
+        print_notifications(&result, args.input.verbose);
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let (Some(rev), Some(changed)) = (&args.diff_base, &changed) {
@@ -144,7 +184,7 @@ fn scan(args: ScanArgs) -> Result<u8> {
             report::sarif::cap_message(result.diagnostics.len() - report::sarif::MAX_RESULTS)
         );
     }
-    let report = Report {
+    let mut report = Report {
         scan: &result,
         rules: &opts.rules,
         targets: &opts.targets,
@@ -155,44 +195,35 @@ fn scan(args: ScanArgs) -> Result<u8> {
         statistics: args.statistics,
         show_suppressed: args.show_suppressed,
     };
-    let text = report::render(args.format, &report);
-    match &args.output {
-        Some(path) => write_atomically(path, text.as_bytes())?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
-                .and_then(|()| out.flush())
-                .context("cannot write to standard output")?;
-        }
-    }
     let threshold = resolved.fail_on;
-    Ok(if result.had_errors() {
+    let code = if result.had_errors() {
         exit::ERROR
     } else if result.diagnostics.iter().any(|d| d.severity >= threshold) {
         exit::FINDINGS
     } else {
         exit::CLEAN
-    })
-}
-
-/// Writes `bytes` to a temporary file beside `path` and renames it into
-/// place, so a reader never sees half a report.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".toolaudit-")
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    for (format, path) in &args.also_write {
+        let plain = Report {
+            color: false,
+            ..report
+        };
+        output::write_file(path, |w| report::render(*format, &plain, w))?;
+        report = plain;
+        report.color = color;
+    }
+    match &args.output {
+        Some(path) => output::write_file(path, |w| report::render(args.format, &report, w))?,
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            match report::render(args.format, &report, &mut out).and_then(|()| out.flush()) {
+                // `scan | head`: the reader left early; the findings still count.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(code),
+                r => r.context("cannot write to standard output")?,
+            }
+        }
+    }
+    Ok(code)
 }
 
 fn tools(args: ToolsArgs) -> Result<u8> {
@@ -200,7 +231,7 @@ fn tools(args: ToolsArgs) -> Result<u8> {
     let mut opts = settings::resolve(&args.input, &[], &[], None)?.opts;
     opts.rules.clear();
     let result = engine::scan(&opts)?;
-    print_notifications(&result);
+    print_notifications(&result, args.input.verbose);
     let mut out = String::new();
     match args.format {
         ListFormat::Json => {
@@ -414,11 +445,11 @@ fn list_rules(args: RulesArgs) -> Result<u8> {
 fn write_baseline(args: BaselineArgs) -> Result<u8> {
     let resolved = settings::resolve(&args.input, &args.select, &args.ignore, None)?;
     let result = engine::scan(&resolved.opts)?;
-    print_notifications(&result);
+    print_notifications(&result, args.input.verbose);
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let root = crate::source::project_root(&cwd);
     let text = crate::baseline::render(&result.diagnostics, &cwd, &root);
-    write_atomically(&args.output, text.as_bytes())?;
+    output::write_file(&args.output, |w| w.write_all(text.as_bytes()))?;
     eprintln!(
         "toolaudit: wrote {} to {}",
         report::plural(result.diagnostics.len(), "finding"),

@@ -10,7 +10,7 @@ use clap::ValueEnum as _;
 
 use super::args::{FailOn, InputArgs};
 use crate::config::{self, Loaded, SizeValue};
-use crate::discover::WalkOptions;
+use crate::discover::{Exclude, WalkOptions};
 use crate::engine::{DEFAULT_MAX_FILE_SIZE, ScanOptions, Scope, human_size, parse_size};
 use crate::model::Severity;
 use crate::rules;
@@ -74,6 +74,16 @@ pub fn resolve(
     let c = cfg.map(|l| &l.config);
     let mut shown = Vec::new();
 
+    if let (Some(l), Some(t)) = (cfg, c.and_then(|c| c.targets.as_ref()))
+        && t.is_empty()
+    {
+        return Err(l
+            .value_error(
+                "targets",
+                "the list is empty: name the providers to check against (`toolaudit rules --targets`), or remove the key for the default set",
+            )
+            .into());
+    }
     let (target_ids, src) = pick(
         non_empty(&input.target),
         "--target",
@@ -142,7 +152,16 @@ pub fn resolve(
         ignore_src,
     ));
 
-    let mut excludes: Vec<String> = c.and_then(|c| c.exclude.clone()).unwrap_or_default();
+    let mut excludes: Vec<Exclude> = Vec::new();
+    if let Some(l) = cfg {
+        for glob in c.and_then(|c| c.exclude.as_ref()).into_iter().flatten() {
+            excludes.push(Exclude {
+                glob: glob.clone(),
+                base: l.dir().to_path_buf(),
+                origin: l.origin("exclude"),
+            });
+        }
+    }
     let exclude_src = match (excludes.is_empty(), input.exclude.is_empty()) {
         (true, true) => "default".to_string(),
         (true, false) => "--exclude".to_string(),
@@ -152,13 +171,22 @@ pub fn resolve(
             cfg.map_or_else(String::new, |l| l.origin("exclude"))
         ),
     };
-    excludes.extend(input.exclude.iter().cloned());
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    excludes.extend(input.exclude.iter().map(|glob| Exclude {
+        glob: glob.clone(),
+        base: cwd.clone(),
+        origin: "--exclude".into(),
+    }));
     shown.push((
         "exclude",
         if excludes.is_empty() {
             "(none)".into()
         } else {
-            excludes.join(", ")
+            excludes
+                .iter()
+                .map(|e| e.glob.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         },
         exclude_src,
     ));

@@ -1,33 +1,32 @@
 //! The human format: codespan-style snippets grouped by family, then a
 //! summary per family and a line saying what was scanned.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
-use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor::Buffer};
 
+use super::snippet::Views;
 use super::{Report, count_phrase, plural};
 use crate::model::{Diagnostic, Severity};
 use crate::rules::{self, FAMILIES};
 
-pub fn render(r: &Report) -> String {
+pub fn render(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     if r.statistics {
-        let mut out = statistics(r);
-        summary(r, &mut out);
-        return out;
+        let mut text = statistics(r);
+        summary(r, &mut text);
+        return out.write_all(text.as_bytes());
     }
-    let mut files: SimpleFiles<String, std::sync::Arc<str>> = SimpleFiles::new();
-    let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut id_of = |f: &crate::source::SourceFile| {
-        *ids.entry(f.display.clone())
-            .or_insert_with(|| files.add(f.display.clone(), f.text.clone()))
-    };
     let family_of =
         |d: &Diagnostic| rules::by_code(d.code).map_or("", |e| e.meta().family.as_str());
-
-    let mut rendered = Vec::new();
+    let config = term::Config::default();
+    // One finding at a time: its views and rendering are dropped before the
+    // next, so memory does not grow with the report.
+    let mut buf = if r.color {
+        Buffer::ansi()
+    } else {
+        Buffer::no_color()
+    };
     for fam in FAMILIES {
         let in_family: Vec<&Diagnostic> = r
             .scan
@@ -38,56 +37,72 @@ pub fn render(r: &Report) -> String {
         if in_family.is_empty() {
             continue;
         }
-        let mut cs = Vec::new();
-        for d in &in_family {
-            let mut labels =
-                vec![Label::primary(id_of(&d.file), d.span.range()).with_message(&d.label)];
-            for l in &d.secondary {
-                labels.push(
-                    Label::secondary(id_of(&l.file), l.span.range()).with_message(&l.message),
-                );
-            }
+        let title = format!("── {} · {} ({}) ", fam.id, fam.title, in_family.len());
+        let pad = 72usize.saturating_sub(title.chars().count());
+        out.write_all(format!("{title}{}\n\n", "─".repeat(pad)).as_bytes())?;
+        for d in in_family {
+            let mut views = Views::default();
+            let labels = labels(&mut views, d);
             let mut notes = d.notes.clone();
             if let Some(h) = &d.help {
                 notes.push(format!("help: {h}"));
             }
-            cs.push(
-                CsDiagnostic::new(match d.severity {
-                    Severity::Error => CsSeverity::Error,
-                    Severity::Warning => CsSeverity::Warning,
-                    Severity::Note => CsSeverity::Note,
-                })
-                .with_code(d.code)
-                .with_message(&d.message)
-                .with_labels(labels)
-                .with_notes(notes),
-            );
-        }
-        rendered.push((fam, in_family.len(), cs));
-    }
-
-    let mut buf = if r.color {
-        Buffer::ansi()
-    } else {
-        Buffer::no_color()
-    };
-    let config = term::Config::default();
-    for (fam, n, diags) in &rendered {
-        let title = format!("── {} · {} ({}) ", fam.id, fam.title, n);
-        let pad = 72usize.saturating_sub(title.chars().count());
-        let _ = std::io::Write::write_all(
-            &mut buf,
-            format!("{title}{}\n\n", "─".repeat(pad)).as_bytes(),
-        );
-        for d in diags {
+            let cs = CsDiagnostic::new(match d.severity {
+                Severity::Error => CsSeverity::Error,
+                Severity::Warning => CsSeverity::Warning,
+                Severity::Note => CsSeverity::Note,
+            })
+            .with_code(d.code)
+            .with_message(&d.message)
+            .with_labels(labels)
+            .with_notes(notes);
+            buf.clear();
             // Rendering only fails for a span outside its file, which the
             // parsers never produce; skip rather than abort the report.
-            let _ = term::emit_to_write_style(&mut buf, &config, &files, d);
+            if term::emit_to_write_style(&mut buf, &config, &views, &cs).is_ok() {
+                out.write_all(buf.as_slice())?;
+            }
         }
     }
-    let mut out = String::from_utf8_lossy(buf.as_slice()).into_owned();
-    summary(r, &mut out);
-    out
+    let mut text = String::new();
+    summary(r, &mut text);
+    out.write_all(text.as_bytes())
+}
+
+/// The labels of a finding, over one view per file it points into: the
+/// primary label's file first, then the others in the order they appear.
+fn labels(views: &mut Views, d: &Diagnostic) -> Vec<Label<usize>> {
+    let mut by_file: Vec<(&std::sync::Arc<crate::source::SourceFile>, Vec<usize>)> =
+        vec![(&d.file, vec![0])];
+    for (i, l) in d.secondary.iter().enumerate() {
+        match by_file
+            .iter_mut()
+            .find(|(f, _)| std::sync::Arc::ptr_eq(f, &l.file) || f.display == l.file.display)
+        {
+            Some((_, idx)) => idx.push(i + 1),
+            None => by_file.push((&l.file, vec![i + 1])),
+        }
+    }
+    let span_of = |i: usize| {
+        if i == 0 {
+            d.span
+        } else {
+            d.secondary[i - 1].span
+        }
+    };
+    let mut labels: Vec<Option<Label<usize>>> = vec![None; d.secondary.len() + 1];
+    for (file, idx) in by_file {
+        let spans: Vec<_> = idx.iter().map(|&i| span_of(i)).collect();
+        let (id, ranges) = views.add(file, &spans);
+        for (&i, range) in idx.iter().zip(ranges) {
+            labels[i] = Some(if i == 0 {
+                Label::primary(id, range).with_message(&d.label)
+            } else {
+                Label::secondary(id, range).with_message(&d.secondary[i - 1].message)
+            });
+        }
+    }
+    labels.into_iter().flatten().collect()
 }
 
 /// `--statistics`: findings per rule, most frequent first.
@@ -205,6 +220,9 @@ fn summary(r: &Report, out: &mut String) {
         by_format.sort();
         let parts: Vec<String> = by_format.iter().map(|(f, n)| format!("{n} {f}")).collect();
         let _ = writeln!(out, "Tools by format: {}.", parts.join(", "));
+    }
+    for line in super::not_read(scan) {
+        let _ = writeln!(out, "{line}");
     }
     let targets: Vec<&str> = r.targets.iter().map(|t| t.id).collect();
     let _ = writeln!(out, "Targets: {}.", targets.join(", "));

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Report, fingerprints};
+use super::{LAZY, Report, fingerprints, write_lazy};
 use crate::model::Severity;
 use crate::rules;
 use crate::source::{SourceFile, Span};
@@ -20,43 +20,56 @@ fn range(file: &SourceFile, span: Span) -> (Value, Value) {
     (position(file, span.start), position(file, span.end))
 }
 
-pub fn render(r: &Report) -> String {
+/// Paths the walk saw and did not read, counted by reason (`ignored`,
+/// `excluded`, `symlink`, `special`) and by language (`python`, …).
+fn not_read_counts(r: &Report) -> Value {
+    use crate::discover::SkipReason;
+    let mut m = serde_json::Map::new();
+    for s in &r.scan.skipped {
+        let key = match s.reason {
+            SkipReason::Language(l) => l.to_ascii_lowercase().replace('#', "sharp"),
+            SkipReason::Ignored => "ignored".into(),
+            SkipReason::Excluded => "excluded".into(),
+            SkipReason::Symlink => "symlink".into(),
+            SkipReason::Special => "special".into(),
+        };
+        let n = m.entry(key).or_insert(json!(0));
+        *n = json!(n.as_u64().unwrap_or(0) + 1);
+    }
+    Value::Object(m)
+}
+
+pub fn render(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let fps = fingerprints(r);
-    let findings: Vec<Value> = r
-        .scan
-        .diagnostics
-        .iter()
-        .zip(fps)
-        .map(|(d, fp)| {
-            let meta = rules::by_code(d.code).map(|e| e.meta());
-            let (start, end) = range(&d.file, d.span);
-            let labels: Vec<Value> = d
-                .secondary
-                .iter()
-                .map(|l| {
-                    let (start, end) = range(&l.file, l.span);
-                    json!({"file": l.file.display, "start": start, "end": end, "message": l.message})
-                })
-                .collect();
-            json!({
-                "code": d.code,
-                "name": meta.map(|m| m.name.as_str()),
-                "family": meta.map(|m| m.family.as_str()),
-                "severity": d.severity,
-                "message": d.message,
-                "file": d.file.display,
-                "start": start,
-                "end": end,
-                "label": d.label,
-                "labels": labels,
-                "notes": d.notes,
-                "help": d.help,
-                "tool": d.tool,
-                "pointer": d.pointer,
-                "fingerprint": fp,
+    let findings = r.scan.diagnostics.iter().zip(fps).map(|(d, fp)| {
+        let meta = rules::by_code(d.code).map(|e| e.meta());
+        let (start, end) = range(&d.file, d.span);
+        let labels: Vec<Value> = d
+            .secondary
+            .iter()
+            .map(|l| {
+                let (start, end) = range(&l.file, l.span);
+                json!({"file": l.file.display, "start": start, "end": end, "message": l.message})
             })
+            .collect();
+        json!({
+            "code": d.code,
+            "name": meta.map(|m| m.name.as_str()),
+            "family": meta.map(|m| m.family.as_str()),
+            "severity": d.severity,
+            "message": d.message,
+            "file": d.file.display,
+            "start": start,
+            "end": end,
+            "label": d.label,
+            "labels": labels,
+            "notes": d.notes,
+            "help": d.help,
+            "tool": d.tool,
+            "pointer": d.pointer,
+            "fingerprint": fp,
         })
-        .collect();
+    });
     let mut by_severity = serde_json::Map::new();
     for s in Severity::ALL {
         let n = r
@@ -83,16 +96,15 @@ pub fn render(r: &Report) -> String {
             "findings": r.scan.diagnostics.len(),
             "suppressed": r.scan.suppressed.len(),
             "test_files_skipped": r.scan.test_files_skipped,
+            "not_read": not_read_counts(r),
             "baseline": r.scan.baseline.map(|b| json!({"matched": b.matched, "stale": b.stale})),
             "diff_base": r.scan.diff_base.as_ref().map(|(rev, n)| json!({"rev": rev, "unchanged": n})),
             "by_severity": by_severity,
             "by_rule": by_rule,
             "complete": !r.scan.had_errors(),
         },
-        "findings": findings,
+        "findings": LAZY,
         "notifications": r.scan.notifications,
     });
-    let mut s = serde_json::to_string_pretty(&doc).expect("a serde_json::Value always serialises");
-    s.push('\n');
-    s
+    write_lazy(&doc, findings, out)
 }

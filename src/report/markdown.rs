@@ -101,5 +101,8 @@ pub fn render(r: &Report) -> String {
         plural(scan.tools.len(), "tool"),
         targets.join(", ")
     );
+    for line in super::not_read(scan) {
+        let _ = writeln!(out, "\n{}", line.replace("; -v lists them", ""));
+    }
     out
 }

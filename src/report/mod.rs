@@ -7,6 +7,7 @@ mod human;
 mod json;
 mod markdown;
 pub mod sarif;
+mod snippet;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -51,13 +52,15 @@ pub struct Report<'a> {
     pub show_suppressed: bool,
 }
 
-pub fn render(format: Format, r: &Report) -> String {
+/// Writes the report to `out`. Large reports are written as they are
+/// built, so memory does not grow with the report's size.
+pub fn render(format: Format, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     match format {
-        Format::Human => human::render(r),
-        Format::Sarif => sarif::render(r),
-        Format::Json => json::render(r),
-        Format::Github => github::render(r),
-        Format::Markdown => markdown::render(r),
+        Format::Human => human::render(r, out),
+        Format::Sarif => sarif::render(r, out),
+        Format::Json => json::render(r, out),
+        Format::Github => out.write_all(github::render(r).as_bytes()),
+        Format::Markdown => out.write_all(markdown::render(r).as_bytes()),
     }
 }
 
@@ -106,6 +109,81 @@ pub fn fingerprints_with_suppressed(r: &Report) -> (Vec<String>, Vec<String>) {
         }
     }
     (fps, sfps)
+}
+
+/// Where [`write_lazy`] puts the lazily built array.
+pub(crate) const LAZY: &str = "\u{0}toolaudit-lazy-array";
+
+/// A document with one large array built item by item while it is written,
+/// so the whole array never exists as `Value`s at once: `doc` holds the
+/// string [`LAZY`] where the array goes. Output is byte-identical to
+/// `to_string_pretty` of the document with the array in place.
+pub(crate) fn write_lazy<I>(
+    doc: &serde_json::Value,
+    items: I,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()>
+where
+    I: Iterator<Item = serde_json::Value>,
+{
+    use serde::ser::{SerializeMap, SerializeSeq};
+    use std::cell::RefCell;
+    use std::io::Write as _;
+
+    struct Node<'a, I> {
+        value: &'a serde_json::Value,
+        items: &'a RefCell<Option<I>>,
+    }
+    impl<I: Iterator<Item = serde_json::Value>> serde::Serialize for Node<'_, I> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde_json::Value;
+            match self.value {
+                Value::String(t) if t == LAZY => {
+                    let items = self.items.borrow_mut().take();
+                    let mut seq = s.serialize_seq(None)?;
+                    for item in items.into_iter().flatten() {
+                        seq.serialize_element(&item)?;
+                    }
+                    seq.end()
+                }
+                Value::Array(a) => {
+                    let mut seq = s.serialize_seq(Some(a.len()))?;
+                    for v in a {
+                        seq.serialize_element(&Node {
+                            value: v,
+                            items: self.items,
+                        })?;
+                    }
+                    seq.end()
+                }
+                Value::Object(o) => {
+                    let mut map = s.serialize_map(Some(o.len()))?;
+                    for (k, v) in o {
+                        map.serialize_entry(
+                            k,
+                            &Node {
+                                value: v,
+                                items: self.items,
+                            },
+                        )?;
+                    }
+                    map.end()
+                }
+                other => other.serialize(s),
+            }
+        }
+    }
+    let items = RefCell::new(Some(items));
+    let mut w = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(
+        &mut w,
+        &Node {
+            value: doc,
+            items: &items,
+        },
+    )?;
+    w.write_all(b"\n")?;
+    w.flush()
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -168,6 +246,55 @@ pub fn count_phrase<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> Stri
         }
     }
     parts.join(", ")
+}
+
+/// Lines saying what the walk saw and did not read, for summaries: the
+/// languages toolaudit does not read yet, then the other reasons.
+pub fn not_read(scan: &Scan) -> Vec<String> {
+    use crate::discover::SkipReason;
+    let mut langs: Vec<(&str, usize)> = Vec::new();
+    let mut other: Vec<(SkipReason, usize)> = Vec::new();
+    for s in &scan.skipped {
+        match s.reason {
+            SkipReason::Language(l) => match langs.iter_mut().find(|(x, _)| *x == l) {
+                Some((_, n)) => *n += 1,
+                None => langs.push((l, 1)),
+            },
+            r => match other.iter_mut().find(|(x, _)| *x == r) {
+                Some((_, n)) => *n += 1,
+                None => other.push((r, 1)),
+            },
+        }
+    }
+    let mut out = Vec::new();
+    if !langs.is_empty() {
+        langs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let parts: Vec<String> = langs.iter().map(|(l, n)| format!("{n} {l}")).collect();
+        let total: usize = langs.iter().map(|(_, n)| n).sum();
+        out.push(format!(
+            "Not read: {} {} (toolaudit reads JSON, YAML and Rust so far).",
+            parts.join(", "),
+            if total == 1 { "file" } else { "files" }
+        ));
+    }
+    if !other.is_empty() {
+        other.sort();
+        let parts: Vec<String> = other
+            .iter()
+            .map(|(r, n)| match r {
+                SkipReason::Ignored => {
+                    format!("{} ignored by .gitignore or .ignore", plural(*n, "path"))
+                }
+                SkipReason::Excluded => format!("{} excluded", plural(*n, "path")),
+                SkipReason::Symlink => format!("{} (not followed)", plural(*n, "symbolic link")),
+                SkipReason::Special if *n == 1 => "1 path that is not a regular file".into(),
+                SkipReason::Special => format!("{n} paths that are not regular files"),
+                SkipReason::Language(_) => unreachable!("counted above"),
+            })
+            .collect();
+        out.push(format!("Not read: {}; -v lists them.", parts.join(", ")));
+    }
+    out
 }
 
 pub(crate) fn plural(n: usize, word: &str) -> String {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{Report, artifact, dir_uri, fingerprints_with_suppressed, help_uri};
+use super::{LAZY, Report, artifact, dir_uri, fingerprints_with_suppressed, help_uri, write_lazy};
 use crate::model::{Diagnostic, Severity};
 use crate::rules::FAMILIES;
 use crate::source::{SourceFile, Span};
@@ -41,18 +41,25 @@ fn artifact_location(r: &Report, path: &Path) -> Value {
     }
 }
 
+/// Regions larger than this carry no snippet: a whole tool object of a
+/// minified manifest would otherwise be copied into every result.
+const MAX_SNIPPET: usize = 1024;
+
 fn location(r: &Report, file: &SourceFile, span: Span) -> Value {
     let start = file.line_col(span.start);
     let end = file.line_col(span.end);
+    let mut region = json!({
+        "startLine": start.line,
+        "startColumn": start.column,
+        "endLine": end.line,
+        "endColumn": end.column,
+    });
+    if span.end.saturating_sub(span.start) <= MAX_SNIPPET {
+        region["snippet"] = json!({"text": file.slice(span)});
+    }
     json!({
         "artifactLocation": artifact_location(r, &file.path),
-        "region": {
-            "startLine": start.line,
-            "startColumn": start.column,
-            "endLine": end.line,
-            "endColumn": end.column,
-            "snippet": {"text": file.slice(span)},
-        }
+        "region": region,
     })
 }
 
@@ -106,7 +113,7 @@ pub fn cap_message(left_out: usize) -> String {
     )
 }
 
-pub fn render(r: &Report) -> String {
+pub fn render(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let version = env!("CARGO_PKG_VERSION");
     let rules: Vec<Value> = r
         .rules
@@ -134,32 +141,38 @@ pub fn render(r: &Report) -> String {
     order.truncate(MAX_RESULTS);
     order.sort_unstable();
     let left_out = r.scan.diagnostics.len() - order.len();
-    let mut results: Vec<Value> = order
+    let results = order.iter().filter_map(|&i| {
+        let d = &r.scan.diagnostics[i];
+        let index = r.rules.iter().position(|e| e.code == d.code)?;
+        Some(result(r, d, index, &r.rules[index].meta().family, &fps[i]))
+    });
+    // Suppressed results stay in the file, marked, so code scanning shows
+    // them as dismissed instead of reopening them.
+    let room = if r.show_suppressed {
+        MAX_RESULTS.saturating_sub(order.len())
+    } else {
+        0
+    };
+    let suppressed_left_out = if r.show_suppressed {
+        r.scan.suppressed.len().saturating_sub(room)
+    } else {
+        0
+    };
+    let suppressed = r
+        .scan
+        .suppressed
         .iter()
-        .filter_map(|&i| {
-            let d = &r.scan.diagnostics[i];
+        .zip(&suppressed_fps)
+        .take(room)
+        .filter_map(|((d, why), fp)| {
             let index = r.rules.iter().position(|e| e.code == d.code)?;
-            Some(result(r, d, index, &r.rules[index].meta().family, &fps[i]))
-        })
-        .collect();
-    let mut suppressed_left_out = 0;
-    if r.show_suppressed {
-        // Suppressed results stay in the file, marked, so code scanning
-        // shows them as dismissed instead of reopening them.
-        let room = MAX_RESULTS.saturating_sub(results.len());
-        suppressed_left_out = r.scan.suppressed.len().saturating_sub(room);
-        for ((d, why), fp) in r.scan.suppressed.iter().zip(&suppressed_fps).take(room) {
-            let Some(index) = r.rules.iter().position(|e| e.code == d.code) else {
-                continue;
-            };
             let mut res = result(r, d, index, &r.rules[index].meta().family, fp);
             res["suppressions"] = json!([{
                 "kind": if why.in_source() { "inSource" } else { "external" },
                 "justification": why.justification(),
             }]);
-            results.push(res);
-        }
-    }
+            Some(res)
+        });
     let mut notifications: Vec<Value> = r
         .scan
         .notifications
@@ -167,9 +180,11 @@ pub fn render(r: &Report) -> String {
         .map(|n| {
             let mut v = json!({"level": level(n.level), "message": {"text": n.message}});
             if let Some(p) = &n.path {
-                v["locations"] = json!([{"physicalLocation": {
-                    "artifactLocation": artifact_location(r, Path::new(p)),
-                }}]);
+                let mut loc = json!({"artifactLocation": artifact_location(r, Path::new(p))});
+                if let Some(l) = n.line {
+                    loc["region"] = json!({"startLine": l});
+                }
+                v["locations"] = json!([{"physicalLocation": loc}]);
             }
             v
         })
@@ -219,10 +234,8 @@ pub fn render(r: &Report) -> String {
             }],
             "originalUriBaseIds": {"%SRCROOT%": {"uri": dir_uri(&r.root)}},
             "columnKind": "unicodeCodePoints",
-            "results": results,
+            "results": LAZY,
         }],
     });
-    let mut s = serde_json::to_string_pretty(&log).expect("a serde_json::Value always serialises");
-    s.push('\n');
-    s
+    write_lazy(&log, results.chain(suppressed), out)
 }

@@ -129,6 +129,14 @@ pub struct RuleMeta {
     pub severity: Severity,
     pub summary: String,
     pub since: String,
+    /// In the default rule set; `false` for opt-in rules, which run only
+    /// when a selector names them (their code, prefix, family or `ALL`).
+    #[serde(default = "yes")]
+    pub default: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl<'de> Deserialize<'de> for Severity {
@@ -274,21 +282,21 @@ fn check_selector(selector: &str) -> Result<String, Error> {
 
 /// The rules enabled by `--select` (default `ALL`) minus `--ignore`.
 pub fn select(select: &[String], ignore: &[String]) -> Result<Vec<&'static RuleEntry>, Error> {
-    let select = if select.is_empty() {
-        vec!["ALL".to_string()]
-    } else {
-        select
-            .iter()
-            .map(|s| check_selector(s))
-            .collect::<Result<_, _>>()?
-    };
+    let select: Vec<String> = select
+        .iter()
+        .map(|s| check_selector(s))
+        .collect::<Result<_, _>>()?;
     let ignore: Vec<String> = ignore
         .iter()
         .map(|s| check_selector(s))
         .collect::<Result<_, _>>()?;
     Ok(REGISTRY
         .iter()
-        .filter(|e| select.iter().any(|s| covers(s, e)))
+        // No selector: the default set, every rule but the opt-in ones.
+        .filter(|e| match select.is_empty() {
+            true => e.meta().default,
+            false => select.iter().any(|s| covers(s, e)),
+        })
         .filter(|e| !ignore.iter().any(|s| covers(s, e)))
         .collect())
 }
@@ -342,7 +350,10 @@ mod tests {
 
     #[test]
     fn selection_by_family_prefix_and_code() {
-        assert_eq!(codes(&[], &[]).len(), REGISTRY.len());
+        assert_eq!(codes(&[], &[]).len(), REGISTRY.len() - 1);
+        assert!(!codes(&[], &[]).contains(&"M101"), "M101 is opt-in");
+        assert_eq!(codes(&["ALL"], &[]).len(), REGISTRY.len());
+        assert!(codes(&["M1"], &[]).contains(&"M101"));
         assert_eq!(codes(&["M"], &[]).len(), 10);
         assert_eq!(
             codes(&["M1", "S10"], &["S"]),

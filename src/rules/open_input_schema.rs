@@ -75,11 +75,14 @@ impl Rule for OpenInputSchema {
                 } else {
                     "no `\"additionalProperties\": false`"
                 })
-                .note(
-                    "an unknown or misspelled argument (`TimeoutSeconds` for `timeout_seconds`) passes \
-                     validation and the handler drops it: the call runs with a default and the \
-                     model is never told its argument was ignored",
-                );
+                .note(format!(
+                    "an unknown or misspelled argument ({}) passes validation and the handler \
+                     drops it: the call runs with a default and the model is never told its \
+                     argument was ignored",
+                    misspelling(node, loud)
+                        .map(|(bad, good)| format!("`{bad}` for `{good}`"))
+                        .unwrap_or_else(|| "one the schema does not declare".into())
+                ));
             d = if gemini && cx.targets.iter().any(|t| t.id == "gemini") {
                 d.note("the Gemini API rejects `additionalProperties` in `parameters`, so the schema cannot say it")
                     .help("reject unknown keys in the tool's handler and return an error that names them")
@@ -89,6 +92,56 @@ impl Rule for OpenInputSchema {
             out.push(d);
         });
     }
+}
+
+/// A plausible misspelling of the object's first optional property, for
+/// the note: `timeoutSeconds` for `timeout_seconds`, `timeout_s` for
+/// `timeoutS`, `Limit` for `limit`.
+fn misspelling(node: &Node, loud: &[String]) -> Option<(String, String)> {
+    let required: Vec<&str> = node
+        .get("required")
+        .and_then(Node::items)
+        .map(|items| items.iter().filter_map(Node::as_str).collect())
+        .unwrap_or_default();
+    let name = node
+        .get("properties")
+        .and_then(Node::members)?
+        .iter()
+        .map(|m| m.key.as_str())
+        .find(|k| !required.contains(k) && !loud.iter().any(|l| l == k))?;
+    let bad = if name.contains('_') {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in name.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.extend(c.to_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    } else if !name.chars().any(char::is_lowercase) {
+        name.to_lowercase()
+    } else if name.chars().skip(1).any(char::is_uppercase) {
+        let mut out = String::new();
+        for c in name.chars() {
+            if c.is_uppercase() {
+                out.push('_');
+                out.extend(c.to_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    } else {
+        let mut chars = name.chars();
+        let first = chars.next()?;
+        first.to_uppercase().chain(chars).collect()
+    };
+    (bad != name).then(|| (bad, name.to_string()))
 }
 
 /// The `"type": "object"` member, or the object's first byte.

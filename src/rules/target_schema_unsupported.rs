@@ -302,7 +302,7 @@ fn check_openai_strict(c: &mut Checker, node: &Node, sub: &Sub) {
         .unwrap_or_default()
     {
         if !required.contains(&m.key.as_str()) {
-            c.push(m.key_span, &format!("{p}/properties/{}", m.key), format!("property `{}` is not in `required`; OpenAI strict mode requires every property to be", short(&m.key)), "optional in a strict schema", "OpenAI answers `'required' is required to be supplied and to be an array including every key in properties`", "list it in `required` and make it optional with a type union with `null`, e.g. `\"type\": [\"string\", \"null\"]`");
+            c.push(m.key_span, &format!("{p}/properties/{}", m.key), format!("property `{}` is not in `required`; OpenAI strict mode requires every property to be listed there", short(&m.key)), "optional in a strict schema", "OpenAI answers `'required' is required to be supplied and to be an array including every key in properties`", "list it in `required` and make it optional with a type union with `null`, e.g. `\"type\": [\"string\", \"null\"]`");
         }
     }
 }

@@ -123,3 +123,28 @@ fn with_parser<'b>(
         tree.ok_or(ParseError::Timeout)
     })
 }
+
+/// The offset of the first syntax error in `tree` (an `ERROR` node or a
+/// token tree-sitter had to invent), if any.
+pub fn first_error(tree: &tree_sitter::Tree) -> Option<usize> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return None;
+    }
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            return Some(node.start_byte());
+        }
+        // Descend only into subtrees that hold an error.
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return Some(root.start_byte());
+            }
+        }
+    }
+}

@@ -118,9 +118,10 @@ fn gemini_alone_accepts_dots_and_colons_but_not_a_leading_digit() {
 /// planted defects: no noise from the other 114 tools.
 #[test]
 fn realistic_tools_list_yields_exactly_the_planted_defects() {
+    // Every rule, the opt-in M101 included.
     let scan = scan(
         &[Path::new("tests/fixtures/realistic/tools-list.json")],
-        &[],
+        &["ALL"],
         &[],
     );
     assert_eq!(scan.tools.len(), 120);

@@ -65,13 +65,13 @@ fn comment_suppressions_need_a_reason_and_must_match_something() {
     assert_eq!(code, 1);
     assert!(
         stderr.contains(
-            "tools.yaml: line 7: suppression `ignore[N101]` has no reason and is not applied"
+            "tools.yaml:7: toolaudit: warning: suppression `ignore[N101]` has no reason and is not applied"
         ),
         "{stderr}"
     );
     assert!(
         stderr.contains(
-            "tools.yaml: line 10: suppression `ignore[N104]` matches no finding; remove it"
+            "tools.yaml:10: toolaudit: warning: suppression `ignore[N104]` matches no finding; remove it"
         ),
         "{stderr}"
     );
