@@ -4,6 +4,7 @@ mod cli;
 mod config;
 mod diff;
 mod fixtures;
+mod hardening;
 mod meta;
 mod output;
 mod robustness;
