@@ -390,12 +390,34 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
         }
     };
     let file = Arc::new(SourceFile::new(c.path.clone(), display.clone(), text));
-    if c.kind == FileKind::Rust {
+    check_file(file, c.kind, root, opts, cx, &mut out);
+    out
+}
+
+/// Parses, extracts and checks one file that was read; the per-file half
+/// of the pipeline (a Rust file's crate is checked after the merge).
+fn check_file(
+    file: Arc<SourceFile>,
+    kind: FileKind,
+    root: &Path,
+    opts: &ScanOptions,
+    cx: &Context,
+    out: &mut Outcome,
+) {
+    let mut notify = |level, message: String| {
+        out.notifications.push(Notification {
+            level,
+            path: Some(file.display.clone()),
+            line: None,
+            message,
+        })
+    };
+    if kind == FileKind::Rust {
         let tree = match rust::parse(&file.text) {
             Ok(t) => t,
             Err(e) => {
                 notify(Severity::Warning, format!("not checked: {e}"));
-                return out;
+                return;
             }
         };
         out.parsed = true;
@@ -415,9 +437,9 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
         let (inline, notes) = suppress::parse(&file);
         out.suppressions = inline;
         out.notifications.extend(notes);
-        return out;
+        return;
     }
-    let parsed = match c.kind {
+    let parsed = match kind {
         FileKind::Json => json::parse(&file.text).map(|d| d.into_iter().collect::<Vec<_>>()),
         FileKind::Yaml => yaml::parse(&file.text),
         FileKind::Rust => unreachable!("handled above"),
@@ -426,7 +448,7 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
         Ok(docs) => docs,
         Err(e) => {
             let at = file.line_col(e.offset);
-            let lang = if c.kind == FileKind::Json {
+            let lang = if kind == FileKind::Json {
                 "JSON"
             } else {
                 "YAML"
@@ -438,13 +460,13 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
                     at.line, at.column, e.message
                 ),
             );
-            return out;
+            return;
         }
     };
     out.parsed = true;
     if docs.is_empty() {
         notify(Severity::Note, "empty file: nothing to check".into());
-        return out;
+        return;
     }
     let (inline, notes) = suppress::parse(&file);
     out.suppressions = inline;
@@ -456,7 +478,80 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
             entry.rule.check_tool(cx, tool, &mut out.diagnostics);
         }
     }
-    out
+}
+
+/// Checks one in-memory file as a scan of it alone would, with every rule
+/// and the default targets, and renders the human and SARIF reports into
+/// nothing; the number of findings. The fuzz targets' entry point: the
+/// same parsing, extraction, linking, rules and rendering as `scan`.
+pub fn check_text(kind: FileKind, text: &str) -> usize {
+    let rules = crate::rules::select(&["ALL".to_string()], &[]).unwrap_or_default();
+    let opts = ScanOptions {
+        walk: WalkOptions::default(),
+        scope: Scope::Surface,
+        truncation_markers: Vec::new(),
+        max_file_size: DEFAULT_MAX_FILE_SIZE,
+        targets: crate::targets::defaults(),
+        rules,
+        explicit: Vec::new(),
+        severity: BTreeMap::new(),
+        per_file_ignores: Vec::new(),
+        suppressions: Vec::new(),
+    };
+    let cx = Context {
+        targets: &opts.targets,
+        explicit: &opts.explicit,
+        all: false,
+        truncation_markers: &opts.truncation_markers,
+    };
+    let name = match kind {
+        FileKind::Json => "input.json",
+        FileKind::Yaml => "input.yaml",
+        FileKind::Rust => "src/lib.rs",
+    };
+    let file = Arc::new(SourceFile::new(name.into(), name.into(), text.to_string()));
+    let mut out = Outcome::default();
+    let root = Path::new(".");
+    check_file(file, kind, root, &opts, &cx, &mut out);
+    let mut tools = out.tools;
+    let mut diagnostics = out.diagnostics;
+    if let Some((root, facts)) = out.rust {
+        let (t, d) = check_crate(&root, vec![facts], &opts, &cx);
+        tools.extend(t);
+        diagnostics.extend(d);
+    }
+    let members: Vec<&ToolDef> = tools.iter().collect();
+    for entry in &opts.rules {
+        entry.rule.check_group(&cx, &members, &mut diagnostics);
+    }
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let n = diagnostics.len();
+    let scan = Scan {
+        files_scanned: 1,
+        tools,
+        diagnostics,
+        notifications: out.notifications,
+        suppressed: Vec::new(),
+        baseline: None,
+        diff_base: None,
+        test_files_skipped: 0,
+        skipped: Vec::new(),
+    };
+    let report = crate::report::Report {
+        scan: &scan,
+        rules: &opts.rules,
+        targets: &opts.targets,
+        root: PathBuf::from("/"),
+        cwd: PathBuf::from("/"),
+        color: false,
+        category: "toolaudit".into(),
+        statistics: false,
+        show_suppressed: false,
+    };
+    for format in [crate::report::Format::Human, crate::report::Format::Sarif] {
+        let _ = crate::report::render(format, &report, &mut std::io::sink());
+    }
+    n
 }
 
 /// Reads a file unless it is larger than `cap` bytes (`Ok(None)`).
