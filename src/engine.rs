@@ -215,7 +215,7 @@ pub fn scan_with_progress(
             d.severity = s;
         }
     }
-    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    sort_and_dedup(&mut diagnostics);
     let cwd = std::env::current_dir().unwrap_or_default();
     let (suppressed, unused) = suppress::apply_all(
         &mut diagnostics,
@@ -239,6 +239,14 @@ pub fn scan_with_progress(
         test_files_skipped,
         skipped,
     })
+}
+
+/// Sorts findings into report order and drops exact repeats: the same
+/// rule, place, message and tool found twice (a meta-schema error reached
+/// through several branches of the meta-schema) is one finding.
+fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    diagnostics.dedup_by(|a, b| a.sort_key() == b.sort_key() && a.tool == b.tool);
 }
 
 /// The crate each Rust file belongs to: the nearest folder above it with a
@@ -524,7 +532,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
     for entry in &opts.rules {
         entry.rule.check_group(&cx, &members, &mut diagnostics);
     }
-    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    sort_and_dedup(&mut diagnostics);
     let n = diagnostics.len();
     let scan = Scan {
         files_scanned: 1,

@@ -65,11 +65,55 @@ impl<'a> Declared<'a> {
     }
 }
 
+/// The instance location a subschema applies to, from its pointer:
+/// `/properties/a/anyOf/1` and `/oneOf/0/properties/a` both apply to `.a`.
+/// `None` where it cannot be told (`$defs`, `propertyNames`, unknown
+/// keywords).
+fn instance_path(pointer: &str) -> Option<String> {
+    let mut tokens = pointer.split('/').skip(1);
+    let mut out = String::new();
+    while let Some(t) = tokens.next() {
+        match t {
+            "properties" => {
+                out.push('.');
+                out.push_str(tokens.next()?);
+            }
+            "patternProperties" => {
+                out.push_str(".~");
+                out.push_str(tokens.next()?);
+            }
+            "additionalProperties" | "unevaluatedProperties" => out.push_str(".*"),
+            "items" | "additionalItems" | "unevaluatedItems" | "contains" => out.push_str("[]"),
+            "prefixItems" => {
+                tokens.next()?;
+                out.push_str("[]");
+            }
+            "allOf" | "anyOf" | "oneOf" | "dependentSchemas" => {
+                tokens.next()?;
+            }
+            "not" | "if" | "then" | "else" => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 impl Rule for RequiredPropertyUndeclared {
     fn check_tool(&self, _cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
         let Some(root) = &tool.input_schema else {
             return;
         };
+        // Every subschema by the instance location it applies to: a branch
+        // of `oneOf` may require what the root, or a sibling branch,
+        // declares for the same object (`{"properties": {"payload": {..}},
+        // "oneOf": [{"properties": {"payload": {"required": ["id"]}}}]}`).
+        let mut at_location: std::collections::HashMap<String, Vec<&Node>> =
+            std::collections::HashMap::new();
+        walk(root, &mut |sub: &Sub| {
+            if let Some(path) = instance_path(&sub.pointer) {
+                at_location.entry(path).or_default().push(sub.node);
+            }
+        });
         walk(root, &mut |sub: &Sub| {
             let Some(required) = sub.node.get("required").and_then(Node::items) else {
                 return;
@@ -87,6 +131,13 @@ impl Rule for RequiredPropertyUndeclared {
                 && let Some(parent) = sub.parent
             {
                 declared.add(root, parent, 0);
+            }
+            for node in instance_path(&sub.pointer)
+                .and_then(|p| at_location.get(&p))
+                .into_iter()
+                .flatten()
+            {
+                declared.add(root, node, 0);
             }
             for (i, item) in required.iter().enumerate() {
                 let Some(name) = item.as_str() else { continue };

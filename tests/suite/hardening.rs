@@ -499,3 +499,26 @@ fn m101_is_opt_in_and_its_note_uses_the_schemas_own_property() {
         .code(1)
         .stdout(contains("(`timeoutMs` for `timeout_ms`)"));
 }
+
+#[test]
+fn a_finding_reached_twice_is_reported_once() {
+    // A 2019-09-style tuple `items` in a 2020-12 schema: the meta-schema
+    // rejects it through several of its branches, at one place.
+    let ws = write_tree(&[(
+        "tools.json",
+        "{\"tools\": [{\"name\": \"create_monitor\", \"description\": \"Create a monitor\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"headers\": {\"type\": \"array\", \"description\": \"Pairs\", \"items\": {\"type\": \"array\", \"items\": [{\"type\": \"string\"}, {\"type\": \"string\"}]}}}}}]}\n",
+    )]);
+    let out = bin()
+        .current_dir(ws.path())
+        .args(["scan", ".", "--no-config", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s101 = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "S101")
+        .count();
+    assert_eq!(s101, 1, "{doc:#}");
+}
