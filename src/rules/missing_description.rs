@@ -15,7 +15,15 @@ impl Rule for MissingDescription {
             .description
             .as_ref()
             .is_none_or(|d| d.value.trim().is_empty());
-        if blank && !tool.description_dynamic {
+        // A tool documented in its input schema's own `description` (a
+        // schemars doc comment) is documented: the model reads the schema.
+        let in_schema = tool
+            .input_schema
+            .as_ref()
+            .and_then(|s| s.get("description"))
+            .and_then(|d| d.as_str())
+            .is_some_and(|d| !d.trim().is_empty());
+        if blank && !tool.description_dynamic && !(in_schema && tool.description.is_none()) {
             let empty_string = tool.description.is_some();
             // Bedrock rejects a zero-length description outright; elsewhere
             // it is a tool the model has to guess about.
