@@ -32,8 +32,9 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use crate::error::{Error, suggest};
+use crate::model::code::{Candidate, FunctionView};
 use crate::model::{Diagnostic, Severity, ToolDef};
-use crate::rust::{Candidate, Crate, FnView};
+use crate::rust::Crate;
 use crate::targets::Target;
 
 /// A rule family: the taxonomy of DESIGN.md, used for grouping and SARIF taxa.
@@ -102,10 +103,10 @@ pub trait Rule: Sync {
     /// in source order). Runs once the whole inventory is known.
     fn check_group(&self, _cx: &Context, _tools: &[&ToolDef], _out: &mut Vec<Diagnostic>) {}
 
-    /// Checks one Rust function while its syntax tree is alive. Findings
-    /// are candidates: they are reported when the function turns out to be
-    /// on the tool-call surface (see `rust::link`).
-    fn check_rust_fn(&self, _cx: &Context, _f: &FnView, _out: &mut Vec<Candidate>) {}
+    /// Checks one function of any language through its facts and sites
+    /// (`model::code`). Findings are candidates: they are reported when
+    /// the function turns out to be on the tool-call surface (see `link`).
+    fn check_function(&self, _cx: &Context, _f: &FunctionView, _out: &mut Vec<Candidate>) {}
 
     /// Checks one linked Rust crate: its tools, their handlers and types.
     fn check_crate(&self, _cx: &Context, _k: &Crate, _out: &mut Vec<Diagnostic>) {}

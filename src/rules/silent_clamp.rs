@@ -1,70 +1,53 @@
 //! M301 silent-clamp: a value the model asked for is clamped (`.min(MAX)`,
 //! `.clamp(a, b)`, `cmp::min`) and the tool's output does not say so.
 
-use tree_sitter::Node as TsNode;
+use std::collections::BTreeSet;
 
-use super::code::{argument_name, mentions_limit, snippet, throughput_setting};
+use super::code::{is_const_name, requested, snippet, throughput_setting};
 use super::{Context, Rule};
+use crate::model::code::{Bound, BoundKind, Candidate, FunctionView, Need, Quiet, SiteKind};
 use crate::model::{Diagnostic, Severity};
-use crate::rust::facts::Quiet;
-use crate::rust::ts::{self, field, text};
-use crate::rust::{Candidate, FnView, Need};
 
 pub struct SilentClamp;
 
 impl Rule for SilentClamp {
-    fn check_rust_fn(&self, cx: &Context, f: &FnView, out: &mut Vec<Candidate>) {
-        // A function that talks about limits in its output reports them
-        // (looked at once, and only when there is a clamp to report).
-        let mut reports_limits: Option<bool> = None;
-        let mut seen = std::collections::BTreeSet::new();
-        for &call in &f.flow.calls {
-            let Some((name, recv)) = ts::callee(call, f.src) else {
+    fn check_function(&self, cx: &Context, f: &FunctionView, out: &mut Vec<Candidate>) {
+        // A function that talks about limits in its output reports them.
+        if f.fact.mentions_limit {
+            return;
+        }
+        let mut seen = BTreeSet::new();
+        for site in &f.fact.sites {
+            let SiteKind::Clamp {
+                value,
+                bounds,
+                compared,
+            } = &site.kind
+            else {
                 continue;
             };
-            let args = ts::call_args(call);
-            // Caps only: raising a value to a floor (`.max(1)`, a minimum
-            // wait) never makes the result look like more than it is.
-            let (requested, bounds): (TsNode, Vec<TsNode>) =
-                match (name.as_str(), recv, args.as_slice()) {
-                    ("min", Some(r), [b]) => (r, vec![*b]),
-                    ("clamp", Some(r), [_, hi]) => (r, vec![*hi]),
-                    ("min", None, [a, b]) => {
-                        let a_req = f.mask(*a) != 0 && f.is_direct(*a);
-                        if a_req {
-                            (*a, vec![*b])
-                        } else {
-                            (*b, vec![*a])
-                        }
-                    }
-                    _ => continue,
-                };
-            let Some(mask) = super::code::requested(cx.all, f, requested) else {
+            let Some(mask) = requested(cx.all, value) else {
                 continue;
             };
-            if !bounds.iter().all(|b| is_cap(*b, f)) {
+            if !bounds.iter().all(is_cap) {
                 continue;
             }
-            let arg = argument_name(requested, f.src);
+            let arg = &value.name;
             // One finding per argument and function; a poll wait or a
             // concurrency changes how fast, not what, and is not reported.
-            if compared_elsewhere(f, &arg, &bounds)
-                || throughput_setting(&arg)
-                || bounds.iter().any(|b| throughput_setting(f.text(*b)))
+            if *compared
+                || throughput_setting(arg)
+                || bounds.iter().any(|b| throughput_setting(&b.text))
                 || !seen.insert(arg.clone())
             {
                 continue;
             }
-            if *reports_limits.get_or_insert_with(|| f.strings().any(|s| mentions_limit(&s))) {
-                return;
-            }
             let bound = bounds
                 .iter()
-                .map(|b| format!("`{}`", snippet(*b, f.src)))
+                .map(|b| format!("`{}`", snippet(&b.text)))
                 .collect::<Vec<_>>()
                 .join(" and ");
-            let at = super::code::method_span(call);
-            let diag = Diagnostic::new("M301", Severity::Warning, f.file, at)
+            let diag = Diagnostic::new("M301", Severity::Warning, f.file, site.span)
                 .message(format!(
                     "requested `{arg}` is silently capped at {bound}"
                 ))
@@ -85,42 +68,23 @@ impl Rule for SilentClamp {
 /// A bound that is a limit chosen by the code (`MAX_RESULTS`, `500`,
 /// `self.config.max_items`), not a natural one (`items.len()`), and not a
 /// sanity floor (`.max(1)`).
-fn is_cap(b: TsNode, f: &FnView) -> bool {
-    if f.mask(b) != 0 {
+fn is_cap(b: &Bound) -> bool {
+    if b.tainted {
         return false;
     }
-    let t = text(b, f.src);
-    let lower = t.to_ascii_lowercase();
+    let lower = b.text.to_ascii_lowercase();
     let natural = ["len", "count", "remaining", "available", "size", "capacity"]
         .iter()
         .any(|w| lower.contains(w));
-    if natural && !matches!(b.kind(), "identifier" | "scoped_identifier") {
+    if natural && !matches!(b.kind, BoundKind::Name(_)) {
         return false;
     }
-    match b.kind() {
-        "integer_literal" | "float_literal" => {
-            super::code::literal_number(t).is_some_and(|v| v > 1.0)
-        }
-        "identifier" | "scoped_identifier" => t
-            .rsplit("::")
-            .next()
-            .is_some_and(crate::rust::values::is_const_name),
-        "field_expression" => ["max", "limit", "cap", "budget", "timeout"]
+    match &b.kind {
+        BoundKind::Int(v) | BoundKind::Float(v) => v.is_some_and(|v| v > 1.0),
+        BoundKind::Name(last) => is_const_name(last),
+        BoundKind::Field => ["max", "limit", "cap", "budget", "timeout"]
             .iter()
             .any(|w| lower.contains(w)),
-        _ => false,
+        BoundKind::Other => false,
     }
-}
-
-/// `if limit > MAX { .. }` somewhere in the function: the code looks at the
-/// request against the bound (to warn or to refuse), so it is not silent.
-fn compared_elsewhere(f: &FnView, arg: &str, bounds: &[TsNode]) -> bool {
-    f.flow.ifs.iter().any(|i| {
-        field(*i, "condition").is_some_and(|c| {
-            let t = text(c, f.src);
-            (t.contains('>') || t.contains('<'))
-                && t.contains(arg)
-                && bounds.iter().any(|b| t.contains(text(*b, f.src)))
-        })
-    })
 }

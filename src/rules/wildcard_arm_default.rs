@@ -1,44 +1,38 @@
-//! M201 wildcard-arm-default: a `match` over a value the model sent whose
-//! catch-all arm turns anything unrecognised into a default.
+//! M201 wildcard-arm-default: a select over a value the model sent (a
+//! `match`, `switch`) whose catch-all turns anything unrecognised into a
+//! default.
 
-use super::code::{
-    catch_all_arm, default_value, is_error_exit, literal_arms, names_a_tool, snippet,
-};
+use super::code::{names_a_tool, requested, snippet};
 use super::{Context, Rule};
+use crate::model::code::{Candidate, FunctionView, Need, Outcome, SelectForm, SiteKind};
 use crate::model::{Diagnostic, Severity};
-use crate::rust::ts::{field, span};
-use crate::rust::{Candidate, FnView, Need};
-use crate::source::Span;
 
 pub struct WildcardArmDefault;
 
 impl Rule for WildcardArmDefault {
-    fn check_rust_fn(&self, cx: &Context, f: &FnView, out: &mut Vec<Candidate>) {
-        for &m in &f.flow.matches {
-            let Some(value) = field(m, "value") else {
+    fn check_function(&self, cx: &Context, f: &FunctionView, out: &mut Vec<Candidate>) {
+        for site in &f.fact.sites {
+            let SiteKind::Select {
+                subject,
+                known,
+                form: SelectForm::Match,
+                fallback: Outcome::Default(default),
+                ..
+            } = &site.kind
+            else {
                 continue;
             };
-            let Some(mask) = super::code::requested(cx.all, f, value) else {
+            let Some(mask) = requested(cx.all, subject) else {
                 continue;
             };
-            if names_a_tool(value, f.src) {
+            // Only a select among values the model may send (`"text" =>`,
+            // `3 =>`); `Some(x) => .., _ =>` is about absence.
+            if names_a_tool(&subject.text) || known.is_empty() {
                 continue;
             }
-            let Some((arm, body)) = catch_all_arm(m, f.src) else {
-                continue;
-            };
-            // Only a match that picks among values the model may send
-            // (`"text" =>`, `3 =>`); `Some(x) => .., _ =>` is about absence.
-            let known = literal_arms(m, f.src);
-            if known.is_empty() || is_error_exit(body, f.src) {
-                continue;
-            }
-            let Some(default) = default_value(body, f.src) else {
-                continue;
-            };
-            let what = snippet(value, f.src);
-            let arm_span = Span::new(span(arm).start, span(body).end);
-            let diag = Diagnostic::new("M201", Severity::Warning, f.file, arm_span)
+            let what = snippet(&subject.text);
+            let known: Vec<&str> = known.iter().map(|l| l.text.as_str()).collect();
+            let diag = Diagnostic::new("M201", Severity::Warning, f.file, site.span)
                 .message(format!(
                     "catch-all arm turns any other value of `{what}` into `{default}`"
                 ))

@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use tree_sitter::Node as TsNode;
 
-use super::facts::*;
 use super::jsonlit;
 use super::ts::{self, field, text};
 use super::values::{self, Locals, inner_type, type_name};
 use crate::extract::manifest;
+use crate::model::code::*;
 use crate::model::{Spanned, ToolFormat};
 use crate::rules::{Context, RuleEntry};
 use crate::source::{SourceFile, Span};
@@ -523,16 +523,15 @@ impl<'a> Analyzer<'a> {
                 });
             }
             self.take_tools(&mut flow, fact.cfg.clone(), impl_id);
-            let view = FnView {
-                src,
+            super::sites::record(src, &mut fact, &flow);
+            let view = FunctionView {
                 file: self.file,
                 index,
                 fact: &fact,
-                flow: &flow,
             };
             let mut out = Vec::new();
             for entry in self.rules {
-                entry.rule.check_rust_fn(self.cx, &view, &mut out);
+                entry.rule.check_function(self.cx, &view, &mut out);
             }
             self.facts.candidates.extend(out);
         }
@@ -831,7 +830,7 @@ fn ends_in_error(i: TsNode, src: &str) -> bool {
         if next.kind() == "if_expression" {
             cur = next;
         } else {
-            return crate::rules::code::is_error_exit(next, src);
+            return super::sites::is_error_exit(next, src);
         }
     }
     false
@@ -906,7 +905,7 @@ fn type_in(n: TsNode, src: &str) -> Option<String> {
 /// The one call an expression is (`f(x)`, `self.f(x).await?`,
 /// `Ok(f(x))`, `{ f(x) }`, `f(x).map_err(..)`), if it is one.
 fn single_call<'t>(n: TsNode<'t>, src: &str) -> Option<TsNode<'t>> {
-    let mut n = crate::rules::code::unblock(n);
+    let mut n = super::sites::unblock(n);
     for _ in 0..8 {
         match n.kind() {
             "try_expression" | "await_expression" | "parenthesized_expression" => {
@@ -2047,53 +2046,6 @@ impl<'t, 's> Flow<'t, 's> {
         }
         if arms.len() >= 2 {
             self.dispatch.extend(arms);
-        }
-    }
-}
-
-/// What a code rule sees of one function.
-pub struct FnView<'v, 't, 's> {
-    pub src: &'s str,
-    pub file: &'v Arc<SourceFile>,
-    pub index: usize,
-    pub fact: &'v FnFact,
-    pub flow: &'v Flow<'t, 's>,
-}
-
-impl<'t> FnView<'_, 't, '_> {
-    pub fn text(&self, n: TsNode) -> &str {
-        text(n, self.src)
-    }
-
-    /// The parameters `n`'s value depends on (bit 0 is `self` in methods).
-    pub fn mask(&self, n: TsNode) -> u64 {
-        self.flow.mask(n) & !self.self_bit()
-    }
-
-    fn self_bit(&self) -> u64 {
-        u64::from(self.fact.params.first().is_some_and(|p| p.is_self))
-    }
-
-    /// Is `n` a requested value as sent (see [`Flow::is_direct`])?
-    pub fn is_direct(&self, n: TsNode) -> bool {
-        self.flow.is_direct(n)
-    }
-
-    /// The string literals of the function, macros included, decoded.
-    pub fn strings(&self) -> impl Iterator<Item = String> + '_ {
-        self.flow
-            .strings
-            .iter()
-            .filter_map(|s| ts::string_value(*s, self.src))
-    }
-
-    /// A candidate finding that needs `need` to be reported.
-    pub fn candidate(&self, diag: crate::model::Diagnostic, need: Need) -> Candidate {
-        Candidate {
-            diag,
-            fn_index: self.index,
-            need,
-            quiet: Quiet::Never,
         }
     }
 }

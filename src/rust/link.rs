@@ -8,8 +8,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::analyze::{CALL_METHODS, SCHEMA_METHODS, synth};
-use super::facts::*;
 use super::values::type_name;
+use crate::model::code::*;
 use crate::model::{Diagnostic, Handler, Intake, Label, SchemaKind, Spanned, ToolDef};
 use crate::source::{SourceFile, Span};
 use crate::syntax::{Member, Node, NodeKind};

@@ -10,9 +10,9 @@
 
 pub mod analyze;
 pub mod cfg;
-pub mod facts;
 pub mod jsonlit;
 pub mod link;
+pub mod sites;
 pub mod ts;
 pub mod values;
 
@@ -20,8 +20,7 @@ use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-pub use analyze::FnView;
-pub use facts::{Candidate, FileFacts, Need};
+pub use crate::model::code::{Candidate, FileFacts, Need};
 pub use link::{Crate, FnRef};
 
 /// Parsing that takes longer than this is abandoned (with a message), so

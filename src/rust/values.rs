@@ -5,10 +5,10 @@ use std::collections::HashMap;
 
 use tree_sitter::Node as TsNode;
 
-use super::facts::{SchemaExpr, ValueExpr};
 use super::jsonlit;
 use super::ts::{self, field, text};
 use crate::model::Spanned;
+use crate::model::code::{SchemaExpr, ValueExpr};
 use crate::source::Span;
 
 /// `{}` / `{name}` / `{0:?}` placeholders of a format string, as byte
@@ -123,11 +123,7 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
     }
 }
 
-pub fn is_const_name(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && s.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-}
+pub use crate::rules::code::is_const_name;
 
 /// `format!("{}:{}", a, b)`: the template and its holes.
 pub fn format_expr(m: TsNode, src: &str) -> ValueExpr {

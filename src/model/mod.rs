@@ -1,5 +1,8 @@
 //! Plain data shared by every stage: tool definitions, diagnostics and
-//! notifications. No I/O and no logic beyond small accessors.
+//! notifications ([`code`]: what a language front-end learns from source
+//! code). No I/O and no logic beyond small accessors.
+
+pub mod code;
 
 use std::fmt;
 use std::sync::Arc;

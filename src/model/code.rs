@@ -1,5 +1,10 @@
-//! What the per-file pass learns from a Rust file: plain data that outlives
-//! the syntax tree, so the tree can be dropped before the crate is linked.
+//! The language-neutral model of the tool-call surface: what a front-end
+//! (`crate::rust` today) learns from a source file, as plain data that
+//! outlives the syntax tree, so the tree can be dropped before the unit
+//! (crate, package) is linked. Rules read only this and `crate::link`:
+//! tool declarations, functions with their parameters, calls and argument
+//! key reads, record types, and [`Site`]s — the places where a value the
+//! model sent may be replaced, cut or dropped.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -129,6 +134,11 @@ pub struct FnFact {
     /// Says in its output that something was cut (`"[truncated]"`,
     /// `"… N more"`, a `truncated` field).
     pub marks_truncation: bool,
+    /// Talks about limits in its output ("capped", "at most"): a clamp in
+    /// it is reported. Only looked at when the function has a clamp site.
+    pub mentions_limit: bool,
+    /// The places where a value may be replaced, cut or dropped.
+    pub sites: Vec<Site>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -286,6 +296,26 @@ pub enum Quiet {
     UnlessRequired(String),
 }
 
+/// What a code rule sees of one function: its facts, with its sites.
+pub struct FunctionView<'a> {
+    pub file: &'a Arc<SourceFile>,
+    /// The function's index in its file.
+    pub index: usize,
+    pub fact: &'a FnFact,
+}
+
+impl FunctionView<'_> {
+    /// A candidate finding that needs `need` to be reported.
+    pub fn candidate(&self, diag: Diagnostic, need: Need) -> Candidate {
+        Candidate {
+            diag,
+            fn_index: self.index,
+            need,
+            quiet: Quiet::Never,
+        }
+    }
+}
+
 /// A finding of a code rule, kept until the crate knows which functions
 /// are on the tool-call surface.
 #[derive(Clone, Debug)]
@@ -335,4 +365,147 @@ pub struct Registration {
     pub name_span: Span,
     pub handler_type: String,
     pub span: Span,
+}
+
+/// A value a site is about, as the front-end could follow it.
+#[derive(Clone, Debug, Default)]
+pub struct ValueRef {
+    /// The name the model knows it by: the key read (`limit` of
+    /// `args["limit"]`), the field, else the variable; `the argument` when
+    /// none is found.
+    pub name: String,
+    /// Its source text (rules render it with `rules::code::snippet`).
+    pub text: String,
+    /// The function's parameters it depends on (`self` excluded).
+    pub mask: u64,
+    /// Is it a requested value as sent, not one computed from it?
+    pub direct: bool,
+}
+
+/// Where the values a site does not handle end up.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// An error goes back (`Err(..)`, `raise`, `throw`, an error result)
+    /// or the code leaves the loop or function.
+    ErrorExit,
+    /// A fixed default, as a message shows it (`` `0` ``, `` `Mode::Auto` ``).
+    Default(String),
+    /// Anything else: another behaviour.
+    Other,
+}
+
+/// A literal a select names (`"text"`, `3`), as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Literal {
+    pub text: String,
+    /// A string literal (M303 judges only those).
+    pub string: bool,
+}
+
+/// A bound of a clamp or a truncation.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// Its source text.
+    pub text: String,
+    pub kind: BoundKind,
+    /// Depends on the function's parameters: not a limit the code chose.
+    pub tainted: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BoundKind {
+    /// An integer literal and its value (`30_000`).
+    Int(Option<f64>),
+    /// A float literal and its value.
+    Float(Option<f64>),
+    /// A name or path; the last segment (`MAX_RESULTS` of `limits::MAX_RESULTS`).
+    Name(String),
+    /// A field of a value (`self.max_bytes`).
+    Field,
+    /// Any other expression (`items.len()`).
+    Other,
+}
+
+/// How a select is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectForm {
+    /// `match`/`switch` with a catch-all arm; the site spans the arm.
+    Match,
+    /// `if x == "a" .. else if x == "b" .. else ..`; the site spans `else`.
+    IfElse,
+    /// `if x == "a" { ..; return }` and the code after it; the site spans `if`.
+    IfReturn,
+}
+
+/// How output is cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CutHow {
+    /// Keeps the first N items (`.take(N)`).
+    Take,
+    /// Cuts a collection or string in place (`.truncate(N)`).
+    Truncate,
+    /// Slices (`&text[..N]`).
+    Slice,
+}
+
+/// A place where a value the model sent may be replaced, cut or dropped,
+/// recognised by a front-end; rules decide what is silent.
+#[derive(Clone, Debug)]
+pub struct Site {
+    pub span: Span,
+    pub kind: SiteKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum SiteKind {
+    /// A choice over a value among known literals with a fallback for the
+    /// rest (M201, M303).
+    Select {
+        subject: ValueRef,
+        known: Vec<Literal>,
+        form: SelectForm,
+        fallback: Outcome,
+        /// The fallback does something (not `{}`).
+        does_work: bool,
+        /// The fallback uses the value itself (`other => Custom(other)`).
+        keeps_value: bool,
+    },
+    /// A conversion of a value that falls back when it fails (M202).
+    ParseFallback {
+        value: ValueRef,
+        /// The conversion (`as_u64`, `parse`).
+        conversion: String,
+        fallback: Outcome,
+        /// The fallback when it is a string literal, decoded.
+        fallback_string: Option<String>,
+        /// The fallback saturates (`u32::MAX`): not a default.
+        saturates: bool,
+        /// The result is checked afterwards (`if x.is_empty() { return Err }`).
+        checked_after: bool,
+        /// A whole arguments object parsed from a string (M203's case).
+        whole_arguments: bool,
+    },
+    /// Tool-call arguments parsed with a fallback to a default (M203).
+    ArgsFallback {
+        input: ValueRef,
+        /// The default, as written.
+        default: String,
+        /// The defaulted value goes on to run a tool.
+        dispatched: bool,
+    },
+    /// A requested value capped by bounds (M301).
+    Clamp {
+        value: ValueRef,
+        bounds: Vec<Bound>,
+        /// The code compares the value with the bound elsewhere (to warn
+        /// or to refuse).
+        compared: bool,
+    },
+    /// Output cut at a limit (M302).
+    Truncate {
+        how: CutHow,
+        limit: Bound,
+        /// The name of what is cut (`hits` of `hits.truncate(10)`).
+        collection: String,
+    },
 }

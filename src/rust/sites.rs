@@ -1,0 +1,959 @@
+//! Sites in Rust code: the places where a value the model sent may be
+//! replaced, cut or dropped (`match` catch-alls, `if` chains, `unwrap_or`
+//! after a conversion, parse fallbacks of tool-call arguments, `.min(MAX)`,
+//! `.truncate(N)`, `&s[..N]`), recognised while the syntax tree is alive
+//! and recorded as language-neutral [`Site`]s. The rules decide which are
+//! silent; nothing here reports.
+
+use tree_sitter::Node as TsNode;
+
+use super::analyze::{Flow, tail_expr};
+use super::ts::{self, field, span, text};
+use super::values;
+use crate::model::code::{
+    Bound, BoundKind, CutHow, FnFact, Literal, Outcome, SelectForm, Site, SiteKind, ValueRef,
+};
+use crate::rules::code::mentions_limit;
+use crate::source::Span;
+
+/// What the site finder sees of one function.
+pub struct FnSites<'v, 't, 's> {
+    pub src: &'s str,
+    pub fact: &'v FnFact,
+    pub flow: &'v Flow<'t, 's>,
+}
+
+/// Records the sites of a function in `fact.sites` (and whether it talks
+/// about limits, when it clamps).
+pub fn record(src: &str, fact: &mut FnFact, flow: &Flow) {
+    let sites = {
+        let f = FnSites { src, fact, flow };
+        let mut out = Vec::new();
+        f.selects(&mut out);
+        f.parse_fallbacks(&mut out);
+        f.args_fallbacks(&mut out);
+        f.clamps(&mut out);
+        f.truncations(&mut out);
+        out
+    };
+    if sites
+        .iter()
+        .any(|s| matches!(s.kind, SiteKind::Clamp { .. }))
+    {
+        fact.mentions_limit = flow
+            .strings
+            .iter()
+            .filter_map(|s| ts::string_value(*s, src))
+            .any(|s| mentions_limit(&s));
+    }
+    fact.sites = sites;
+}
+
+impl<'t> FnSites<'_, 't, '_> {
+    /// The parameters `n`'s value depends on (`self` excluded).
+    fn mask(&self, n: TsNode) -> u64 {
+        let self_bit = u64::from(self.fact.params.first().is_some_and(|p| p.is_self));
+        self.flow.mask(n) & !self_bit
+    }
+
+    fn value(&self, n: TsNode) -> ValueRef {
+        ValueRef {
+            name: argument_name(n, self.src),
+            text: text(n, self.src).to_string(),
+            mask: self.mask(n),
+            direct: self.flow.is_direct(n),
+        }
+    }
+
+    fn bound(&self, n: TsNode) -> Bound {
+        let t = text(n, self.src);
+        let kind = match n.kind() {
+            "integer_literal" => BoundKind::Int(literal_number(t)),
+            "float_literal" => BoundKind::Float(literal_number(t)),
+            "identifier" | "scoped_identifier" => {
+                BoundKind::Name(t.rsplit("::").next().unwrap_or(t).to_string())
+            }
+            "field_expression" => BoundKind::Field,
+            _ => BoundKind::Other,
+        };
+        Bound {
+            text: t.to_string(),
+            kind,
+            tainted: self.mask(n) != 0,
+        }
+    }
+
+    /// `match v { "a" => .., _ => fallback }` and
+    /// `if v == "a" {..} else if v == "b" {..} else {..}`.
+    fn selects(&self, out: &mut Vec<Site>) {
+        let src = self.src;
+        for &m in &self.flow.matches {
+            let Some(value) = field(m, "value") else {
+                continue;
+            };
+            let Some((arm, body)) = catch_all_arm(m, src) else {
+                continue;
+            };
+            out.push(Site {
+                span: Span::new(span(arm).start, span(body).end),
+                kind: SiteKind::Select {
+                    subject: self.value(value),
+                    known: literal_arms(m, src),
+                    form: SelectForm::Match,
+                    fallback: outcome(body, src),
+                    does_work: does_work(body, src),
+                    keeps_value: uses_subject(body, value, src)
+                        || uses_subject(body, field(arm, "pattern").unwrap_or(arm), src),
+                },
+            });
+        }
+        for &i in &self.flow.ifs {
+            // Only the head of an `if … else if … else` chain.
+            if self.flow.else_ifs.contains(&i.id()) {
+                continue;
+            }
+            let Some((subject, known, last_else)) = chain(i, src) else {
+                continue;
+            };
+            let known = known
+                .into_iter()
+                .map(|text| Literal { text, string: true })
+                .collect();
+            let site = match last_else {
+                Fallback::Else(block) => {
+                    let kw = block.parent().filter(|p| p.kind() == "else_clause");
+                    Site {
+                        span: kw.map_or(span(block).start_only(), |p| {
+                            Span::new(span(p).start, span(p).start + 4)
+                        }),
+                        kind: SiteKind::Select {
+                            subject: self.value(subject),
+                            known,
+                            form: SelectForm::IfElse,
+                            fallback: outcome(block, src),
+                            does_work: does_work(block, src),
+                            keeps_value: uses_subject(block, subject, src),
+                        },
+                    }
+                }
+                Fallback::After => Site {
+                    span: Span::new(span(i).start, span(i).start + 2),
+                    kind: SiteKind::Select {
+                        subject: self.value(subject),
+                        known,
+                        form: SelectForm::IfReturn,
+                        fallback: Outcome::Other,
+                        does_work: true,
+                        keeps_value: false,
+                    },
+                },
+            };
+            out.push(site);
+        }
+    }
+
+    /// `v.as_u64().unwrap_or(10)`, `s.parse().unwrap_or_default()`.
+    fn parse_fallbacks(&self, out: &mut Vec<Site>) {
+        let src = self.src;
+        for &call in &self.flow.calls {
+            let Some((name, Some(recv))) = ts::callee(call, src) else {
+                continue;
+            };
+            if !matches!(
+                name.as_str(),
+                "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+            ) {
+                continue;
+            }
+            let Some(conversion) = fallible_in(recv, src) else {
+                continue;
+            };
+            let args = ts::call_args(call);
+            let first = args.first();
+            let fallback = match first {
+                Some(a) if is_error_exit(*a, src) => Outcome::ErrorExit,
+                Some(a) if name == "unwrap_or" => {
+                    Outcome::Default(format!("`{}`", crate::rules::code::snippet(text(*a, src))))
+                }
+                Some(a) => Outcome::Default(format!(
+                    "what `{}` returns",
+                    crate::rules::code::snippet(text(*a, src))
+                )),
+                None => Outcome::Default("the type's default".to_string()),
+            };
+            out.push(Site {
+                span: method_span(call),
+                kind: SiteKind::ParseFallback {
+                    value: self.value(recv),
+                    conversion: conversion.to_string(),
+                    fallback,
+                    fallback_string: first.and_then(|a| ts::string_value(*a, src)),
+                    // `u32::try_from(n).unwrap_or(u32::MAX)`: saturation.
+                    saturates: first.is_some_and(|a| {
+                        matches!(text(*a, src).rsplit("::").next(), Some("MAX" | "MIN"))
+                    }),
+                    checked_after: bound_name(call, src)
+                        .is_some_and(|var| checked_after(self.flow, src, &var)),
+                    whole_arguments: text(recv, src).contains("from_str")
+                        && conversion == "from_str",
+                },
+            });
+        }
+    }
+
+    /// `serde_json::from_str(&call.arguments).unwrap_or(json!({}))`.
+    fn args_fallbacks(&self, out: &mut Vec<Site>) {
+        let src = self.src;
+        for &call in &self.flow.calls {
+            let Some((name, None)) = ts::callee(call, src) else {
+                continue;
+            };
+            if !matches!(name.as_str(), "from_str" | "from_slice" | "from_value") {
+                continue;
+            }
+            let Some(input) = ts::call_args(call).into_iter().next() else {
+                continue;
+            };
+            // `serde_json::from_value::<Value>(v)` cannot fail.
+            if name == "from_value"
+                && values::turbofish(call, src).is_some_and(|(t, _)| t.ends_with("Value"))
+            {
+                continue;
+            }
+            let Some((at, default)) = defaulted(call, src) else {
+                continue;
+            };
+            out.push(Site {
+                span: at,
+                kind: SiteKind::ArgsFallback {
+                    input: self.value(input),
+                    default,
+                    dispatched: dispatched(call, self),
+                },
+            });
+        }
+    }
+
+    /// `x.min(MAX)`, `x.clamp(lo, hi)`, `min(x, MAX)`: caps only; raising
+    /// a value to a floor never makes a result look like more than it is.
+    fn clamps(&self, out: &mut Vec<Site>) {
+        let src = self.src;
+        for &call in &self.flow.calls {
+            let Some((name, recv)) = ts::callee(call, src) else {
+                continue;
+            };
+            let args = ts::call_args(call);
+            let (requested, bounds): (TsNode, Vec<TsNode>) =
+                match (name.as_str(), recv, args.as_slice()) {
+                    ("min", Some(r), [b]) => (r, vec![*b]),
+                    ("clamp", Some(r), [_, hi]) => (r, vec![*hi]),
+                    ("min", None, [a, b]) => {
+                        if self.mask(*a) != 0 && self.flow.is_direct(*a) {
+                            (*a, vec![*b])
+                        } else {
+                            (*b, vec![*a])
+                        }
+                    }
+                    _ => continue,
+                };
+            let value = self.value(requested);
+            let compared = compared_elsewhere(self.flow, src, &value.name, &bounds);
+            out.push(Site {
+                span: method_span(call),
+                kind: SiteKind::Clamp {
+                    value,
+                    bounds: bounds.iter().map(|b| self.bound(*b)).collect(),
+                    compared,
+                },
+            });
+        }
+    }
+
+    /// `out.truncate(N)`, `lines.take(N)`, `&text[..N]`.
+    fn truncations(&self, out: &mut Vec<Site>) {
+        let src = self.src;
+        for &call in &self.flow.calls {
+            let Some((name, Some(recv))) = ts::callee(call, src) else {
+                continue;
+            };
+            let how = match name.as_str() {
+                "truncate" => CutHow::Truncate,
+                "take" => CutHow::Take,
+                _ => continue,
+            };
+            let [n] = ts::call_args(call)[..] else {
+                continue;
+            };
+            out.push(Site {
+                span: method_span(call),
+                kind: SiteKind::Truncate {
+                    how,
+                    limit: self.bound(n),
+                    collection: argument_name(recv, src),
+                },
+            });
+        }
+        for &ix in &self.flow.indexes {
+            let kids = ts::named_children(ix);
+            let [_, range] = kids.as_slice() else {
+                continue;
+            };
+            if range.kind() != "range_expression" {
+                continue;
+            }
+            let parts = ts::named_children(*range);
+            let [end] = parts.as_slice() else { continue };
+            if !text(*range, src).trim_start().starts_with("..") {
+                continue;
+            }
+            out.push(Site {
+                span: span(ix),
+                kind: SiteKind::Truncate {
+                    how: CutHow::Slice,
+                    limit: self.bound(*end),
+                    collection: String::new(),
+                },
+            });
+        }
+    }
+}
+
+/// What evaluating `n` as a fallback does.
+fn outcome(n: TsNode, src: &str) -> Outcome {
+    if is_error_exit(n, src) {
+        Outcome::ErrorExit
+    } else if let Some(d) = default_value(n, src) {
+        Outcome::Default(d)
+    } else {
+        Outcome::Other
+    }
+}
+
+/// A branch that does something (not `{}` or `()`).
+fn does_work(body: TsNode, src: &str) -> bool {
+    let t: String = text(body, src)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    !matches!(t.as_str(), "{}" | "()" | "{()}")
+}
+
+/// Where the values a chain does not name end up.
+#[derive(Clone, Copy)]
+enum Fallback<'t> {
+    /// The final `else` block.
+    Else(TsNode<'t>),
+    /// No `else`, and the branches return: the code after the `if`.
+    After,
+}
+
+/// For `if x == "a" {..} else if x == "b" {..} else {..}`: the compared
+/// value, the literals, and where other values go: the final `else`, or
+/// the code after the `if` when there is no `else` and the branches return.
+fn chain<'t>(i: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, Vec<String>, Fallback<'t>)> {
+    let mut subject: Option<TsNode> = None;
+    let mut known = Vec::new();
+    let mut cur = i;
+    for _ in 0..32 {
+        let cond = field(cur, "condition")?;
+        let (s, lit) = string_eq(cond, src)?;
+        if let Some(prev) = subject
+            && text(prev, src) != text(s, src)
+        {
+            return None;
+        }
+        subject = Some(s);
+        known.push(lit);
+        let Some(alt) = field(cur, "alternative") else {
+            // `if x == "a" { ..; return ..; }` with the rest after it.
+            let then = field(cur, "consequence")?;
+            let mut has_return = false;
+            ts::walk(then, &mut |c| {
+                has_return |= c.kind() == "return_expression";
+                !has_return
+            });
+            let returns = has_return && !is_error_exit(then, src);
+            return if returns {
+                Some((subject?, known, Fallback::After))
+            } else {
+                None
+            };
+        };
+        let next = ts::named_children(alt).into_iter().next()?;
+        if next.kind() == "if_expression" {
+            cur = next;
+        } else {
+            return Some((subject?, known, Fallback::Else(next)));
+        }
+    }
+    None
+}
+
+/// `x == "lit"` (either side): the compared expression and the literal.
+fn string_eq<'t>(cond: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, String)> {
+    if cond.kind() != "binary_expression"
+        || field(cond, "operator").map(|o| text(o, src)) != Some("==")
+    {
+        return None;
+    }
+    let (l, r) = (field(cond, "left")?, field(cond, "right")?);
+    let lit = |n: TsNode| ts::string_value(n, src).filter(|s| !s.is_empty());
+    match (lit(l), lit(r)) {
+        (None, Some(s)) => Some((l, format!("\"{s}\""))),
+        (Some(s), None) => Some((r, format!("\"{s}\""))),
+        _ => None,
+    }
+}
+
+/// Conversions that fail on a present value of the wrong type or shape.
+const FALLIBLE: &[&str] = &[
+    "as_u64",
+    "as_i64",
+    "as_f64",
+    "as_str",
+    "as_bool",
+    "as_array",
+    "as_object",
+    "as_number",
+    "parse",
+    "try_into",
+    "try_from",
+    "from_str",
+    "as_u32",
+    "as_i32",
+];
+
+/// `let x = <call>;`: the name the defaulted value is bound to.
+fn bound_name(call: TsNode, src: &str) -> Option<String> {
+    let mut n = call;
+    for _ in 0..3 {
+        let p = n.parent()?;
+        if p.kind() == "let_declaration" {
+            let pat = field(p, "pattern")?;
+            return (pat.kind() == "identifier").then(|| text(pat, src).to_string());
+        }
+        if !matches!(
+            p.kind(),
+            "try_expression" | "await_expression" | "parenthesized_expression"
+        ) {
+            return None;
+        }
+        n = p;
+    }
+    None
+}
+
+/// `if x.is_empty() { return Err(..) }`: the default is caught afterwards.
+fn checked_after(flow: &Flow, src: &str, var: &str) -> bool {
+    flow.ifs.iter().any(|i| {
+        let (Some(cond), Some(then)) = (field(*i, "condition"), field(*i, "consequence")) else {
+            return false;
+        };
+        ts::identifiers(cond, src).iter().any(|(n, _)| n == var) && is_error_exit(then, src)
+    })
+}
+
+/// The fallible conversion in the receiver chain just before the default
+/// (`x.as_str()`, `.parse()`), or in a closure or path it hands to
+/// `and_then`/`map` (`.and_then(|v| v.as_u64())`, `.and_then(Value::as_u64)`)
+/// — not one inside another call's arguments (`map.get(key.as_str())`).
+fn fallible_in(recv: TsNode, src: &str) -> Option<&'static str> {
+    fallible_at(recv, src, 0)
+}
+
+fn fallible_at(recv: TsNode, src: &str, depth: usize) -> Option<&'static str> {
+    if depth > ts::MAX_DEPTH {
+        return None;
+    }
+    let fallible = |name: &str| FALLIBLE.iter().find(|f| **f == name).copied();
+    let mut n = recv;
+    for _ in 0..16 {
+        n = match n.kind() {
+            "try_expression" | "parenthesized_expression" | "await_expression" => {
+                n.named_child(0)?
+            }
+            "call_expression" => {
+                let (name, r) = ts::callee(n, src)?;
+                if let Some(f) = fallible(&name) {
+                    return Some(f);
+                }
+                if matches!(
+                    name.as_str(),
+                    "and_then" | "map" | "ok" | "flatten" | "cloned" | "copied"
+                ) && let Some(a) = ts::call_args(n).first()
+                {
+                    let inner = match a.kind() {
+                        "closure_expression" => {
+                            field(*a, "body").and_then(|b| fallible_at(b, src, depth + 1))
+                        }
+                        "scoped_identifier" | "identifier" => {
+                            fallible(text(*a, src).rsplit("::").next().unwrap_or(""))
+                        }
+                        _ => None,
+                    };
+                    if inner.is_some() {
+                        return inner;
+                    }
+                }
+                r?
+            }
+            _ => return None,
+        };
+    }
+    None
+}
+
+/// Names of calls that run a tool with the arguments they are given;
+/// any name with `tool` in it (`call_tool`, `tool_request`) is one too.
+const SINKS: &[&str] = &[
+    "call",
+    "execute",
+    "invoke",
+    "run",
+    "dispatch",
+    "handle",
+    "handle_call",
+    "call_function",
+    "with_arguments",
+];
+
+fn is_sink(name: &str) -> bool {
+    SINKS.contains(&name) || name.contains("tool")
+}
+
+/// Does the defaulted value go on to run a tool: passed to a sink in the
+/// same function (directly or through a `let`), or returned by a function
+/// whose name says it produces arguments (`parse_args`)?
+fn dispatched(call: TsNode, f: &FnSites) -> bool {
+    let src = f.src;
+    // The expression the default belongs to, up to its statement.
+    let mut top = call;
+    let mut bound: Option<String> = None;
+    let mut returned = false;
+    for _ in 0..8 {
+        let Some(p) = top.parent() else { break };
+        match p.kind() {
+            "let_declaration" => {
+                bound = field(p, "pattern")
+                    .filter(|x| x.kind() == "identifier")
+                    .map(|x| text(x, src).to_string());
+                break;
+            }
+            "arguments" => {
+                if let Some(c) = p.parent()
+                    && let Some((name, _)) = ts::callee(c, src)
+                    && is_sink(&name)
+                {
+                    return true;
+                }
+                top = p;
+            }
+            // The value of an `if`/`match` branch flows out of it.
+            "block" => {
+                if tail_expr(p).map(|t| t.id()) != Some(top.id()) {
+                    break;
+                }
+                // The tail of the function body: the function returns it.
+                if p.parent().is_some_and(|f| f.kind() == "function_item") {
+                    returned = true;
+                    break;
+                }
+                top = p;
+            }
+            "return_expression" => {
+                returned = true;
+                break;
+            }
+            "expression_statement" | "function_item" => break,
+            _ => top = p,
+        }
+    }
+    // Returned by a function named for arguments (`parse_arguments`): its
+    // callers run tools with it.
+    let fn_name = f.fact.name.to_ascii_lowercase();
+    let named_for_arguments = fn_name.split('_').any(|w| {
+        matches!(
+            w,
+            "arg" | "args" | "arguments" | "param" | "params" | "parameters" | "input"
+        )
+    });
+    if returned && named_for_arguments {
+        return true;
+    }
+    let Some(var) = bound else { return false };
+    f.flow.calls.iter().any(|c| {
+        ts::callee(*c, src).is_some_and(|(name, recv)| {
+            is_sink(&name)
+                && (ts::call_args(*c)
+                    .iter()
+                    .chain(recv.iter())
+                    .any(|a| ts::identifiers(*a, src).iter().any(|(n, _)| *n == var)))
+        })
+    })
+}
+
+/// Where the parse result of `call` is replaced by a default on error, and
+/// that default: `.unwrap_or(json!({}))`, `.unwrap_or_default()`,
+/// `.ok().unwrap_or_default()`, `Err(_) => json!({})`, `if let Ok(..) else`.
+fn defaulted(call: TsNode, src: &str) -> Option<(Span, String)> {
+    let mut cur = call;
+    for _ in 0..4 {
+        let parent = cur.parent()?;
+        match parent.kind() {
+            "field_expression" => {
+                let method_call = parent.parent()?;
+                let method = text(field(parent, "field")?, src);
+                let args = ts::call_args(method_call);
+                let at = Span::new(span(field(parent, "field")?).start, span(method_call).end);
+                match method {
+                    "ok" | "map_err" => cur = method_call,
+                    "unwrap_or_default" => return Some((at, "Default::default()".into())),
+                    "unwrap_or" | "unwrap_or_else" => {
+                        let a = args.first()?;
+                        let value = if a.kind() == "closure_expression" {
+                            field(*a, "body")?
+                        } else {
+                            *a
+                        };
+                        if is_error_exit(value, src) {
+                            return None;
+                        }
+                        return default_value(value, src).map(|d| (at, d));
+                    }
+                    _ => return None,
+                }
+            }
+            "try_expression" | "await_expression" | "parenthesized_expression" => cur = parent,
+            "match_expression" => {
+                let block = field(parent, "body")?;
+                for arm in ts::named_children(block) {
+                    let pat = field(arm, "pattern").map_or("", |p| text(p, src));
+                    let val = field(arm, "value")?;
+                    if pat.starts_with("Err") && !is_error_exit(val, src) {
+                        let d = default_value(val, src)?;
+                        return Some((span(arm), d));
+                    }
+                }
+                return None;
+            }
+            "let_condition" => {
+                let if_expr = parent.parent()?;
+                let alt = field(if_expr, "alternative")?;
+                let block = ts::named_children(alt).into_iter().next()?;
+                if is_error_exit(block, src) {
+                    return None;
+                }
+                let d = default_value(block, src)?;
+                return Some((span(alt), d));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `if limit > MAX { .. }` somewhere in the function: the code looks at the
+/// request against the bound (to warn or to refuse), so it is not silent.
+fn compared_elsewhere(flow: &Flow, src: &str, arg: &str, bounds: &[TsNode]) -> bool {
+    flow.ifs.iter().any(|i| {
+        field(*i, "condition").is_some_and(|c| {
+            let t = text(c, src);
+            (t.contains('>') || t.contains('<'))
+                && t.contains(arg)
+                && bounds.iter().any(|b| t.contains(text(*b, src)))
+        })
+    })
+}
+
+/// `x.min(MAX)` → the span of `min(MAX)`; the whole call when not a method call.
+pub fn method_span(call: TsNode) -> Span {
+    field(call, "function")
+        .and_then(|fe| field(fe, "field"))
+        .map_or(span(call), |m| Span::new(span(m).start, span(call).end))
+}
+
+/// Does evaluating `n` leave with an error (`Err(..)`, `bail!`, a tool error
+/// result, a panic) rather than produce a value?
+pub fn is_error_exit(n: TsNode, src: &str) -> bool {
+    let t = text(n, src);
+    let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let has_call = |name: &str| {
+        compact.match_indices(name).any(|(i, _)| {
+            !compact[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    has_call("Err(")
+        || compact.contains("::error(")
+        || compact.contains("is_error:Some(true)")
+        || compact.contains("is_error:true")
+        || compact.contains("invalid_params")
+        || compact.contains("invalid_request")
+        || [
+            "bail!",
+            "panic!",
+            "unreachable!",
+            "todo!",
+            "unimplemented!",
+            "ensure!",
+        ]
+        .iter()
+        .any(|m| compact.contains(m))
+        || (n.kind() == "return_expression" || starts_with_keyword(t, "return"))
+            && !compact.trim_start_matches('{').starts_with("returnOk(")
+        || starts_with_keyword(t, "continue")
+        || starts_with_keyword(t, "break")
+}
+
+/// The text of `n` when it is a default value: any literal (`None`,
+/// `false`, `0`, `""`, `22.5`),
+/// `Default::default()`, an empty collection, `Value::Null`, `json!({})`, or
+/// a fixed enum variant or unit struct (`Mode::Auto`, `Box::new(Auto)`).
+pub fn default_value(n: TsNode, src: &str) -> Option<String> {
+    default_value_at(n, src, 0)
+}
+
+fn default_value_at(n: TsNode, src: &str, depth: usize) -> Option<String> {
+    if depth > ts::MAX_DEPTH {
+        return None;
+    }
+    let n = unblock(n);
+    let t = text(n, src).trim();
+    let compact = || -> String { t.chars().filter(|c| !c.is_whitespace()).collect() };
+    let yes = match n.kind() {
+        // Any literal: a fixed value in place of the one the model sent.
+        "boolean_literal" | "integer_literal" | "float_literal" | "string_literal"
+        | "char_literal" | "negative_literal" => true,
+        // `None`, a unit struct or a constant (`AutoRecognizer`, `DEFAULT_MODE`).
+        "identifier" => t.chars().next().is_some_and(char::is_uppercase),
+        "scoped_identifier" => {
+            // `Mode::Auto`, `Value::Null`, `Level::Info`: a fixed variant.
+            field(n, "name")
+                .map(|x| text(x, src))
+                .is_some_and(|last| last.chars().next().is_some_and(char::is_uppercase))
+        }
+        "macro_invocation" => matches!(
+            compact().as_str(),
+            "json!({})" | "json!(null)" | "json!([])" | "vec![]" | "serde_json::json!({})"
+        ),
+        "call_expression" => {
+            let name = ts::callee(n, src).map(|c| c.0).unwrap_or_default();
+            let args = ts::call_args(n);
+            match (name.as_str(), args.as_slice()) {
+                ("default" | "new" | "empty", []) => true,
+                ("to_string" | "to_owned" | "into", []) => compact().starts_with("\"\""),
+                ("Some" | "Ok" | "new" | "from", [a]) => {
+                    default_value_at(*a, src, depth + 1).is_some()
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    };
+    yes.then(|| crate::rules::code::snippet(text(n, src)))
+}
+
+/// `{ x }` → `x`.
+pub fn unblock(mut n: TsNode) -> TsNode {
+    for _ in 0..ts::MAX_DEPTH {
+        if n.kind() != "block" {
+            break;
+        }
+        let kids: Vec<TsNode> = ts::named_children(n)
+            .into_iter()
+            .filter(|k| !matches!(k.kind(), "line_comment" | "block_comment"))
+            .collect();
+        match kids.as_slice() {
+            [one] if one.kind() != "expression_statement" => n = *one,
+            _ => break,
+        }
+    }
+    n
+}
+
+/// The catch-all arm of a match (`_ =>` or `other =>` without a guard):
+/// the arm and its value.
+pub fn catch_all_arm<'t>(m: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, TsNode<'t>)> {
+    let block = field(m, "body")?;
+    ts::named_children(block).into_iter().find_map(|arm| {
+        if arm.kind() != "match_arm" {
+            return None;
+        }
+        let pat = field(arm, "pattern")?;
+        if field(pat, "condition").is_some() {
+            return None;
+        }
+        let t = text(pat, src).trim();
+        let binding = t
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_lowercase() || c == '_')
+            && t.chars().all(|c| c.is_alphanumeric() || c == '_');
+        (t == "_" || binding)
+            .then(|| (arm, field(arm, "value")))?
+            .1
+            .map(|v| (arm, v))
+    })
+}
+
+/// The literal values the other arms of a match name (`"text"`, `3`).
+pub fn literal_arms(m: TsNode, src: &str) -> Vec<Literal> {
+    let mut out = Vec::new();
+    let Some(block) = field(m, "body") else {
+        return out;
+    };
+    for arm in ts::named_children(block) {
+        let Some(pat) = field(arm, "pattern") else {
+            continue;
+        };
+        ts::walk(pat, &mut |c| {
+            if matches!(
+                c.kind(),
+                "string_literal" | "integer_literal" | "char_literal" | "boolean_literal"
+            ) {
+                out.push(Literal {
+                    text: text(c, src).to_string(),
+                    string: c.kind() == "string_literal",
+                });
+            }
+            true
+        });
+    }
+    out
+}
+
+/// The name a value is known by to the model: the key of `.get("k")`,
+/// `["k"]` or `get_str(&args, "k")`, else the last field written
+/// (`args.limit.unwrap_or(10)` → `limit`), else the variable.
+pub fn argument_name(n: TsNode, src: &str) -> String {
+    let key = |a: TsNode| {
+        ts::string_value(a, src).filter(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '-')
+        })
+    };
+    let mut n = n;
+    for _ in 0..ts::MAX_DEPTH {
+        n = match n.kind() {
+            "reference_expression"
+            | "parenthesized_expression"
+            | "try_expression"
+            | "await_expression"
+            | "unary_expression"
+            | "type_cast_expression" => match n.named_child(0) {
+                Some(c) => c,
+                None => break,
+            },
+            "call_expression" => {
+                let args = ts::call_args(n);
+                // `.get("q")`, or a closure that does it:
+                // `.and_then(|a| a.get("q"))`.
+                let closure_key = |a: &TsNode| {
+                    (a.kind() == "closure_expression")
+                        .then(|| field(*a, "body"))
+                        .flatten()
+                        .and_then(|b| key_in(b, src))
+                };
+                if let Some(k) = args
+                    .iter()
+                    .find_map(|a| key(*a))
+                    .or_else(|| args.iter().find_map(closure_key))
+                {
+                    return k;
+                }
+                match ts::callee(n, src) {
+                    Some((_, Some(recv))) => recv,
+                    _ => match args.first() {
+                        Some(a) => *a,
+                        None => break,
+                    },
+                }
+            }
+            "index_expression" => {
+                let kids = ts::named_children(n);
+                match kids.as_slice() {
+                    [_, idx] if key(*idx).is_some() => return key(*idx).unwrap_or_default(),
+                    [obj, _] => *obj,
+                    _ => break,
+                }
+            }
+            "field_expression" => {
+                if let Some(f) = field(n, "field") {
+                    return text(f, src).trim_start_matches("r#").to_string();
+                }
+                break;
+            }
+            "identifier" => {
+                let t = text(n, src);
+                if !matches!(
+                    t,
+                    "self" | "args" | "params" | "arguments" | "input" | "v" | "x"
+                ) {
+                    return t.to_string();
+                }
+                break;
+            }
+            _ => break,
+        };
+    }
+    "the argument".into()
+}
+
+/// The key a chain reads (`a.get("q")`, `a["q"]`), if it reads one.
+fn key_in(n: TsNode, src: &str) -> Option<String> {
+    let mut n = n;
+    for _ in 0..ts::MAX_DEPTH {
+        n = match n.kind() {
+            "reference_expression" | "parenthesized_expression" | "try_expression" => {
+                n.named_child(0)?
+            }
+            "call_expression" => {
+                let args = ts::call_args(n);
+                if let Some(k) = args.iter().find_map(|a| ts::string_value(*a, src)) {
+                    return Some(k);
+                }
+                ts::callee(n, src)?.1?
+            }
+            "index_expression" => {
+                let kids = ts::named_children(n);
+                let [obj, idx] = kids.as_slice() else {
+                    return None;
+                };
+                if let Some(k) = ts::string_value(*idx, src) {
+                    return Some(k);
+                }
+                *obj
+            }
+            _ => return None,
+        };
+    }
+    None
+}
+
+/// Does `body` use the value `subject` names (a catch-all that keeps the
+/// value as data: `other => Custom(other)`, `_ => name.to_string()`)?
+pub fn uses_subject(body: TsNode, subject: TsNode, src: &str) -> bool {
+    let names: Vec<String> = ts::identifiers(subject, src)
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n != "self")
+        .collect();
+    ts::identifiers(body, src)
+        .iter()
+        .any(|(n, _)| names.contains(n))
+}
+
+/// The value of a Rust number literal: `30_000`, `500u32`, `0.5f64`.
+pub fn literal_number(t: &str) -> Option<f64> {
+    ts::number_text(t).parse().ok()
+}
+
+/// Does `text` start with the keyword `kw` (not `returned_value`)?
+fn starts_with_keyword(text: &str, kw: &str) -> bool {
+    let t = text.trim_start().trim_start_matches('{').trim_start();
+    t.strip_prefix(kw)
+        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
