@@ -329,9 +329,9 @@ fn check_crate(
         })
     };
     let mut k = rust::link::link(files, &group, &own);
-    let mut out = rust::link::findings(&mut k, opts.scope == Scope::All);
+    let mut out = crate::link::findings(&mut k, opts.scope == Scope::All);
     for entry in &opts.rules {
-        entry.rule.check_crate(cx, &k, &mut out);
+        entry.rule.check_unit(cx, &k, &mut out);
     }
     let mut tools = Vec::new();
     for t in std::mem::take(&mut k.tools) {

@@ -2,8 +2,11 @@
 //!
 //! Pipeline (see `engine`): `discover` finds files, `syntax` parses them into
 //! span-preserving trees, `extract` turns trees into [`model::ToolDef`]s,
-//! `rules` check tools and tool lists, `report` renders the sorted findings.
-//! `cli` is the only module that prints.
+//! a language front-end (`rust`) turns source code into the language-neutral
+//! facts of `model::code`, `link` joins them per unit (crate, package),
+//! `rules` check tools, tool lists, functions and units reading only the
+//! model and the link, `report` renders the sorted findings. `cli` is the
+//! only module that prints.
 
 pub mod baseline;
 pub mod cli;
@@ -13,6 +16,7 @@ pub mod discover;
 pub mod engine;
 pub mod error;
 pub mod extract;
+pub mod link;
 pub mod model;
 pub mod report;
 pub mod rules;

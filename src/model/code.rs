@@ -1,5 +1,5 @@
 //! The language-neutral model of the tool-call surface: what a front-end
-//! (`crate::rust` today) learns from a source file, as plain data that
+//! (the Rust one today) learns from a source file, as plain data that
 //! outlives the syntax tree, so the tree can be dropped before the unit
 //! (crate, package) is linked. Rules read only this and `crate::link`:
 //! tool declarations, functions with their parameters, calls and argument
@@ -508,4 +508,30 @@ pub enum SiteKind {
         /// The name of what is cut (`hits` of `hits.truncate(10)`).
         collection: String,
     },
+}
+
+/// A field name (`snake_case`) under a naming rule (serde `rename_all`,
+/// an alias generator): `camelCase`, `PascalCase`, `kebab-case`, …
+pub fn rename(name: &str, rule: Option<&str>) -> String {
+    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    let cap = |w: &str| {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+            .unwrap_or_default()
+    };
+    match rule {
+        Some("camelCase") => words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w.to_string() } else { cap(w) })
+            .collect(),
+        Some("PascalCase") => words.iter().map(|w| cap(w)).collect(),
+        Some("kebab-case") => words.join("-"),
+        Some("SCREAMING_SNAKE_CASE") => name.to_ascii_uppercase(),
+        Some("SCREAMING-KEBAB-CASE") => words.join("-").to_ascii_uppercase(),
+        Some("lowercase") => name.to_ascii_lowercase(),
+        Some("UPPERCASE") => name.to_ascii_uppercase(),
+        _ => name.to_string(),
+    }
 }

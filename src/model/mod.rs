@@ -3,6 +3,7 @@
 //! code). No I/O and no logic beyond small accessors.
 
 pub mod code;
+pub mod condition;
 
 use std::fmt;
 use std::sync::Arc;
@@ -188,10 +189,10 @@ pub struct ToolDef {
 
 impl ToolDef {
     /// Can `self` and `other` be offered in the same build? Not when their
-    /// `#[cfg(..)]` conditions cannot both hold (see [`crate::rust::cfg`]).
+    /// `#[cfg(..)]` conditions cannot both hold (see [`condition`]).
     pub fn coexists_with(&self, other: &ToolDef) -> bool {
         match (&self.cfg, &other.cfg) {
-            (Some(a), Some(b)) => crate::rust::cfg::can_hold_together(a, b),
+            (Some(a), Some(b)) => condition::can_hold_together(a, b),
             _ => true,
         }
     }

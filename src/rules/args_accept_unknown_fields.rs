@@ -5,13 +5,13 @@
 use std::collections::BTreeSet;
 
 use super::{Context, Rule};
+use crate::link::Unit;
 use crate::model::{Diagnostic, Severity};
-use crate::rust::Crate;
 
 pub struct ArgsAcceptUnknownFields;
 
 impl Rule for ArgsAcceptUnknownFields {
-    fn check_crate(&self, _cx: &Context, k: &Crate, out: &mut Vec<Diagnostic>) {
+    fn check_unit(&self, _cx: &Context, k: &Unit, out: &mut Vec<Diagnostic>) {
         let mut seen = BTreeSet::new();
         let checked: BTreeSet<&str> = k
             .files
@@ -62,7 +62,7 @@ impl Rule for ArgsAcceptUnknownFields {
                 .note(format!(
                     "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; schemars leaves `additionalProperties` out of the schema too, so nothing tells the model",
                     misspell(example),
-                    crate::rust::analyze::rename(example, Some("PascalCase"))
+                    crate::model::code::rename(example, Some("PascalCase"))
                 ))
                 .help(format!("add `#[serde(deny_unknown_fields)]` to `{}`", s.name));
             d.tool = tools.first().map(|s| s.to_string());

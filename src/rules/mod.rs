@@ -32,9 +32,9 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use crate::error::{Error, suggest};
+use crate::link::Unit;
 use crate::model::code::{Candidate, FunctionView};
 use crate::model::{Diagnostic, Severity, ToolDef};
-use crate::rust::Crate;
 use crate::targets::Target;
 
 /// A rule family: the taxonomy of DESIGN.md, used for grouping and SARIF taxa.
@@ -108,8 +108,8 @@ pub trait Rule: Sync {
     /// the function turns out to be on the tool-call surface (see `link`).
     fn check_function(&self, _cx: &Context, _f: &FunctionView, _out: &mut Vec<Candidate>) {}
 
-    /// Checks one linked Rust crate: its tools, their handlers and types.
-    fn check_crate(&self, _cx: &Context, _k: &Crate, _out: &mut Vec<Diagnostic>) {}
+    /// Checks one linked unit (a crate): its tools, their handlers and types.
+    fn check_unit(&self, _cx: &Context, _k: &Unit, _out: &mut Vec<Diagnostic>) {}
 }
 
 /// A rule with its metadata. Build with [`declare`]: one line per rule.

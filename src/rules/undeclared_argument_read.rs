@@ -4,14 +4,14 @@
 
 use super::{Context, Rule};
 use crate::error::suggest;
+use crate::link::Unit;
 use crate::model::{Diagnostic, Severity, ToolDef};
-use crate::rust::Crate;
 use crate::syntax::{Node, NodeKind};
 
 pub struct UndeclaredArgumentRead;
 
 impl Rule for UndeclaredArgumentRead {
-    fn check_crate(&self, _cx: &Context, k: &Crate, out: &mut Vec<Diagnostic>) {
+    fn check_unit(&self, _cx: &Context, k: &Unit, out: &mut Vec<Diagnostic>) {
         for (ti, t) in k.tools.iter().enumerate() {
             let Some(declared) = declared_properties(&t.def) else {
                 continue;

@@ -3,14 +3,14 @@
 
 use super::undeclared_argument_read::declared_properties;
 use super::{Context, Rule};
+use crate::link::Unit;
 use crate::model::{Diagnostic, Severity, ToolDef};
-use crate::rust::Crate;
 use crate::source::{SourceFile, Span};
 
 pub struct UnreadDeclaredArgument;
 
 impl Rule for UnreadDeclaredArgument {
-    fn check_crate(&self, _cx: &Context, k: &Crate, out: &mut Vec<Diagnostic>) {
+    fn check_unit(&self, _cx: &Context, k: &Unit, out: &mut Vec<Diagnostic>) {
         let mut reported = std::collections::BTreeSet::new();
         for (ti, t) in k.tools.iter().enumerate() {
             if let Some(s_ref) = t.args {

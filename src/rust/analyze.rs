@@ -190,7 +190,7 @@ fn is_test_attrs(attrs: &[TsNode], src: &str) -> bool {
         };
         match ts::last_segment(&path) {
             "test" => true,
-            "cfg" => args.is_some_and(|tt| super::cfg::only_in_tests(text(tt, src))),
+            "cfg" => args.is_some_and(|tt| crate::model::condition::only_in_tests(text(tt, src))),
             _ => false,
         }
     })
@@ -648,30 +648,7 @@ impl<'a> Analyzer<'a> {
     }
 }
 
-/// `serde(rename_all = "..")` applied to a Rust field name.
-pub fn rename(name: &str, rule: Option<&str>) -> String {
-    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
-    let cap = |w: &str| {
-        let mut c = w.chars();
-        c.next()
-            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-            .unwrap_or_default()
-    };
-    match rule {
-        Some("camelCase") => words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| if i == 0 { w.to_string() } else { cap(w) })
-            .collect(),
-        Some("PascalCase") => words.iter().map(|w| cap(w)).collect(),
-        Some("kebab-case") => words.join("-"),
-        Some("SCREAMING_SNAKE_CASE") => name.to_ascii_uppercase(),
-        Some("SCREAMING-KEBAB-CASE") => words.join("-").to_ascii_uppercase(),
-        Some("lowercase") => name.to_ascii_lowercase(),
-        Some("UPPERCASE") => name.to_ascii_uppercase(),
-        _ => name.to_string(),
-    }
-}
+pub use crate::model::code::rename;
 
 /// The parameters of a function, `self` first when present.
 fn params(node: TsNode, src: &str) -> Vec<ParamFact> {

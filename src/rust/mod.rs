@@ -4,12 +4,13 @@
 //!
 //! Each file is parsed once with tree-sitter; [`analyze`] extracts plain
 //! facts and runs the per-function rules while the tree is alive, then the
-//! tree is dropped. [`link`] joins the facts of one crate: names through
-//! constants and functions, schemas through types, handlers through impls
-//! and name dispatch, and the surface through the call graph.
+//! tree is dropped. [`sites`] records where values may be replaced, cut or
+//! dropped, as language-neutral `model::code::Site`s. [`link`] joins the
+//! facts of one crate into a `link::Unit`: names through constants and
+//! functions, schemas through types, handlers through impls and name
+//! dispatch, and the surface through the call graph.
 
 pub mod analyze;
-pub mod cfg;
 pub mod jsonlit;
 pub mod link;
 pub mod sites;
@@ -21,7 +22,6 @@ use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 pub use crate::model::code::{Candidate, FileFacts, Need};
-pub use link::{Crate, FnRef};
 
 /// Parsing that takes longer than this is abandoned (with a message), so
 /// no input can hang a scan.

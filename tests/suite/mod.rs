@@ -1,4 +1,5 @@
 mod action;
+mod architecture;
 mod baseline;
 mod cli;
 mod config;

@@ -153,9 +153,9 @@ proptest! {
             let rules: Vec<_> = REGISTRY.iter().collect();
             let facts = toolaudit::rust::analyze::analyze(&file, tree.root_node(), &cx, &rules);
             let mut k = toolaudit::rust::link::link(vec![facts], "crate:t", &|_| false);
-            let mut out = toolaudit::rust::link::findings(&mut k, all);
+            let mut out = toolaudit::link::findings(&mut k, all);
             for e in REGISTRY {
-                e.rule.check_crate(&cx, &k, &mut out);
+                e.rule.check_unit(&cx, &k, &mut out);
                 for t in &k.tools {
                     e.rule.check_tool(&cx, &t.def, &mut out);
                 }

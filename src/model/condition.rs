@@ -1,5 +1,8 @@
-//! `#[cfg(..)]` conditions: does one hold only in tests, and can two (of
-//! tool declarations) hold in the same build? Platform options (`target_os`, `target_family`,
+//! Build conditions, in one predicate language whose text form is Rust's
+//! `cfg(..)` syntax (`all(unix, feature = "x")`); other front-ends
+//! translate theirs into it (Go `//go:build linux && !windows`, C# `#if`
+//! symbols). Does one hold only in tests, and can two (of tool
+//! declarations) hold in the same build? Platform options (`target_os`, `target_family`,
 //! `target_arch`, `target_env`, `unix`, `windows`) are checked against a
 //! set of real targets; every other option or feature is free (features
 //! add up), but the same option has the same value in both conditions.

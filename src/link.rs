@@ -1,0 +1,251 @@
+//! A linked unit (a Rust crate today; a Python package, an npm package, a
+//! Go module, a .NET project as front-ends come): its tools with their
+//! handlers and argument types, and the tool-call surface — the handlers,
+//! the functions they call, and which parameters carry tool arguments —
+//! that decides which code-rule candidates are reported. Front-ends build
+//! a [`Unit`] from their facts (the Rust linker today); rules read it.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use crate::model::code::{Candidate, FileFacts, FnFact, KeyRead, Need, Quiet, StructFact};
+use crate::model::{Diagnostic, ToolDef};
+use crate::source::{SourceFile, Span};
+use crate::syntax::{Node, NodeKind};
+
+/// A function of the crate: file index and function index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FnRef {
+    pub file: usize,
+    pub index: usize,
+}
+
+/// A tool declared in code, with what the crate knows about it.
+pub struct CodeTool {
+    pub def: ToolDef,
+    pub handler: Option<FnRef>,
+    /// The struct its arguments are deserialised into: (file, struct index).
+    pub args: Option<(usize, usize)>,
+    /// Where the handler says which type it deserialises into.
+    pub args_site: Option<(usize, Span)>,
+}
+
+/// One crate after linking.
+pub struct Unit {
+    pub files: Vec<FileFacts>,
+    pub tools: Vec<CodeTool>,
+    /// Every field name read anywhere in the crate.
+    pub field_reads: BTreeSet<String>,
+    /// Functions on the tool-call surface.
+    pub surface: HashMap<FnRef, Reach>,
+    /// Functions that dispatch on the unit's tool names.
+    pub(crate) dispatchers: BTreeSet<FnRef>,
+    /// For each tool, the surface functions its handler reaches, in order.
+    pub(crate) by_tool: Vec<Vec<FnRef>>,
+}
+
+/// How a function is on the tool-call surface.
+#[derive(Clone, Debug, Default)]
+pub struct Reach {
+    /// Parameters that carry values from tool arguments.
+    pub taint: u64,
+    /// Parameters that receive a tool argument as sent (not computed).
+    pub direct: u64,
+    /// Parameters that hold the arguments object itself (so their key reads
+    /// are reads of the tool's top-level arguments).
+    pub roots: u64,
+    /// The tools whose handlers reach the function.
+    pub tools: BTreeSet<usize>,
+}
+
+impl Unit {
+    /// Does `f` dispatch on the names of the crate's tools (so its code
+    /// serves every tool)? A `match` on an operation argument is not.
+    pub fn is_dispatcher(&self, f: FnRef) -> bool {
+        self.dispatchers.contains(&f)
+    }
+
+    pub fn fact(&self, f: FnRef) -> &FnFact {
+        &self.files[f.file].fns[f.index]
+    }
+
+    pub fn file(&self, i: usize) -> &Arc<SourceFile> {
+        &self.files[i].file
+    }
+
+    pub fn structure(&self, (file, index): (usize, usize)) -> &StructFact {
+        &self.files[file].structs[index]
+    }
+
+    /// Key reads that tool arguments reach, in `f` and what it calls with
+    /// them, only from this tool's handler (not from shared dispatchers).
+    pub fn reads_of(&self, tool: usize) -> (Vec<(FnRef, &KeyRead)>, bool) {
+        let mut reads = Vec::new();
+        let mut escapes = false;
+        for f in self.by_tool.get(tool).into_iter().flatten() {
+            let reach = &self.surface[f];
+            // A dispatcher's reads (`request["name"]`) belong to no one tool.
+            if self.is_dispatcher(*f) || reach.roots == 0 {
+                continue;
+            }
+            let fact = self.fact(*f);
+            escapes |= fact.escapes & reach.roots != 0;
+            reads.extend(
+                fact.key_reads
+                    .iter()
+                    .filter(|r| r.mask & reach.roots != 0)
+                    .map(|r| (*f, r)),
+            );
+        }
+        reads.sort_by_key(|(f, r)| (*f, r.span.start));
+        (reads, escapes)
+    }
+}
+
+/// The candidates of a crate that are on the surface (or all, with
+/// `scope = all`), as findings.
+pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let candidates: Vec<Vec<Candidate>> = k
+        .files
+        .iter_mut()
+        .map(|f| std::mem::take(&mut f.candidates))
+        .collect();
+    // Names called by functions that mark a truncation in their output.
+    let marked_callees: BTreeSet<&str> = k
+        .files
+        .iter()
+        .flat_map(|f| &f.fns)
+        .filter(|func| func.marks_truncation)
+        .flat_map(|func| func.calls.iter().map(|c| c.callee.as_str()))
+        .collect();
+    for (fi, cs) in candidates.into_iter().enumerate() {
+        let f = &k.files[fi];
+        for c in cs {
+            let r = FnRef {
+                file: fi,
+                index: c.fn_index,
+            };
+            let on_surface = match (k.surface.get(&r), c.need) {
+                (_, Need::Always) | (Some(_), Need::Surface) => true,
+                (Some(reach), Need::Args(m)) => reach.direct & m != 0,
+                (Some(reach), Need::Tainted(m)) => reach.taint & m != 0,
+                (None, _) => false,
+            };
+            if !(all || on_surface) {
+                continue;
+            }
+            let quiet = match &c.quiet {
+                Quiet::Never => false,
+                Quiet::IfToolDocumentsBound => k.surface.get(&r).is_some_and(|reach| {
+                    reach
+                        .tools
+                        .iter()
+                        .any(|t| documents_bound(&k.tools[*t].def))
+                }),
+                Quiet::UnlessRequired(key) => {
+                    let reaching: Vec<usize> = k
+                        .surface
+                        .get(&r)
+                        .map(|reach| reach.tools.iter().copied().collect())
+                        .unwrap_or_default();
+                    let tools: Vec<&ToolDef> = if reaching.is_empty() {
+                        k.tools
+                            .iter()
+                            .map(|t| &t.def)
+                            .filter(|t| declares(t, key))
+                            .collect()
+                    } else {
+                        reaching.iter().map(|t| &k.tools[*t].def).collect()
+                    };
+                    !tools.iter().any(|t| requires(t, key))
+                }
+                Quiet::IfCallerMarksTruncation => {
+                    marked_callees.contains(f.fns[c.fn_index].name.as_str())
+                }
+            };
+            if !quiet {
+                out.push(c.diag);
+            }
+        }
+    }
+    out
+}
+
+/// Does a tool tell the model about a bound on its input: a `maximum` in
+/// the schema, or "at most", "maximum", "capped", "up to" in a description?
+fn documents_bound(t: &ToolDef) -> bool {
+    // Phrases, matched on word boundaries ("max" but not "maximize").
+    const WORDS: &[&str] = &[
+        "max",
+        "max.",
+        "maximum",
+        "at most",
+        "up to",
+        "capped",
+        "clamped",
+        "limited to",
+        "no more than",
+        "between",
+    ];
+    fn texts(n: &Node, out: &mut Vec<String>, bound: &mut bool, depth: usize) {
+        if depth > crate::syntax::MAX_DEPTH {
+            return;
+        }
+        match &n.kind {
+            NodeKind::Object(members) => {
+                for m in members {
+                    match m.key.as_str() {
+                        "maximum" | "exclusiveMaximum" | "maxItems" | "maxLength" => *bound = true,
+                        "description" => {
+                            if let Some(s) = m.value.as_str() {
+                                out.push(s.to_ascii_lowercase());
+                            }
+                        }
+                        _ => {}
+                    }
+                    texts(&m.value, out, bound, depth + 1);
+                }
+            }
+            NodeKind::Array(items) => items.iter().for_each(|i| texts(i, out, bound, depth + 1)),
+            _ => {}
+        }
+    }
+    let mut all: Vec<String> = t
+        .description
+        .iter()
+        .map(|d| d.value.to_ascii_lowercase())
+        .collect();
+    let mut bound = false;
+    if let Some(s) = &t.input_schema {
+        texts(s, &mut all, &mut bound, 0);
+    }
+    let has_phrase = |text: &str, w: &str| {
+        text.match_indices(w).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + w.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    };
+    bound
+        || all
+            .iter()
+            .any(|text| WORDS.iter().any(|w| has_phrase(text, w)))
+}
+
+/// Does a tool's input schema declare `key`?
+fn declares(t: &ToolDef, key: &str) -> bool {
+    t.input_schema
+        .as_ref()
+        .and_then(|s| s.get("properties"))
+        .is_some_and(|p| p.get(key).is_some())
+}
+
+/// Does a tool's input schema require `key`?
+fn requires(t: &ToolDef, key: &str) -> bool {
+    t.input_schema
+        .as_ref()
+        .and_then(|s| s.get("required"))
+        .and_then(Node::items)
+        .is_some_and(|r| r.iter().any(|n| n.as_str() == Some(key)))
+}
