@@ -54,6 +54,11 @@ pub struct Reach {
     /// Parameters that hold the arguments object itself (so their key reads
     /// are reads of the tool's top-level arguments).
     pub roots: u64,
+    /// `roots` for each tool whose handler reaches the function: a helper
+    /// handed the whole arguments by one tool and an item of an array by
+    /// another (`read_xy(args)`, `read_xy(item)`) reads the first tool's
+    /// keys only.
+    pub roots_by_tool: std::collections::BTreeMap<usize, u64>,
     /// The tools whose handlers reach the function.
     pub tools: BTreeSet<usize>,
 }
@@ -84,16 +89,17 @@ impl Unit {
         let mut escapes = false;
         for f in self.by_tool.get(tool).into_iter().flatten() {
             let reach = &self.surface[f];
+            let roots = reach.roots_by_tool.get(&tool).copied().unwrap_or(0);
             // A dispatcher's reads (`request["name"]`) belong to no one tool.
-            if self.is_dispatcher(*f) || reach.roots == 0 {
+            if self.is_dispatcher(*f) || roots == 0 {
                 continue;
             }
             let fact = self.fact(*f);
-            escapes |= fact.escapes & reach.roots != 0;
+            escapes |= fact.escapes & roots != 0;
             reads.extend(
                 fact.key_reads
                     .iter()
-                    .filter(|r| r.mask & reach.roots != 0)
+                    .filter(|r| r.mask & roots != 0)
                     .map(|r| (*f, r)),
             );
         }

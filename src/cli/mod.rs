@@ -254,6 +254,7 @@ fn tools(args: ToolsArgs) -> Result<u8> {
                         "pointer": t.pointer,
                         "description": t.description.as_ref().map(|d| &d.value),
                         "parameters": t.parameter_names(),
+                        "required": t.required_names(),
                         "schema_derived": t.schema_derived,
                         "handler": handler,
                         "strict": t.strict,

@@ -82,6 +82,9 @@ pub struct ToolDecl {
     /// The name is what the impl's `name()` method returns, so the crate's
     /// rewrites of `name()` results apply to it.
     pub name_from_method: bool,
+    /// A type whose call-like method handles the tool (the argument struct
+    /// a `#[mcp_tool(..)]` attribute sits on).
+    pub handler_type: Option<String>,
 }
 
 impl ToolDecl {
@@ -103,6 +106,7 @@ impl ToolDecl {
             name_file: None,
             schema_site: None,
             name_from_method: false,
+            handler_type: None,
         }
     }
 }
@@ -437,6 +441,20 @@ pub enum SelectForm {
     IfReturn,
 }
 
+/// Where parsed tool-call arguments go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgsUse {
+    /// Nowhere that runs a tool, as far as can be seen (a log, a record).
+    Nowhere,
+    /// To a call that runs a tool (`tool.call(args)`, `call_tool(..)`).
+    Sink,
+    /// Returned by a function named for arguments (`parse_args`): its
+    /// callers run tools with it.
+    Returned,
+    /// Into a record of the model's tool call (`ToolCall { arguments }`).
+    Record,
+}
+
 /// How output is cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CutHow {
@@ -490,8 +508,11 @@ pub enum SiteKind {
         input: ValueRef,
         /// The default, as written.
         default: String,
-        /// The defaulted value goes on to run a tool.
-        dispatched: bool,
+        /// Where the defaulted value goes.
+        goes_to: ArgsUse,
+        /// What is parsed is a parameter of the function itself (a
+        /// handler parsing its own arguments runs with the default).
+        own_parameter: bool,
     },
     /// A requested value capped by bounds (M301).
     Clamp {

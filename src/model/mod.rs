@@ -211,6 +211,24 @@ impl ToolDef {
             .map(|m| m.iter().map(|m| m.key.as_str()).collect())
             .unwrap_or_default()
     }
+
+    /// The input schema's top-level `required` names.
+    pub fn required_names(&self) -> Vec<&str> {
+        self.input_schema
+            .as_ref()
+            .and_then(|s| s.get("required"))
+            .and_then(Node::items)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|n| match &n.kind {
+                        crate::syntax::NodeKind::String(s) => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// A secondary location that explains a finding.

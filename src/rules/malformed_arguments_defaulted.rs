@@ -3,7 +3,7 @@
 
 use super::code::snippet;
 use super::{Context, Rule};
-use crate::model::code::{Candidate, FunctionView, Need, SiteKind};
+use crate::model::code::{ArgsUse, Candidate, FunctionView, Need, SiteKind};
 use crate::model::{Diagnostic, Severity};
 
 pub struct MalformedArgumentsDefaulted;
@@ -14,7 +14,8 @@ impl Rule for MalformedArgumentsDefaulted {
             let SiteKind::ArgsFallback {
                 input,
                 default,
-                dispatched,
+                goes_to,
+                own_parameter,
             } = &site.kind
             else {
                 continue;
@@ -27,13 +28,16 @@ impl Rule for MalformedArgumentsDefaulted {
             // dispatch (`tool.call(args)`, `call_tool(..)`, `tool_request(..)`)
             // or is what an arguments parser returns. A default that only
             // fills a record, a log or a provider request is not a call.
-            if !cx.all && !dispatched {
-                continue;
-            }
-            let need = if named {
-                Need::Always
-            } else {
-                Need::Tainted(input.mask)
+            // A function that parses its own parameter runs with the
+            // default: it is reported when a tool's arguments reach it.
+            let need = match (goes_to, named) {
+                // A parser of tool-call arguments: its callers run tools.
+                (ArgsUse::Returned, _) => Need::Always,
+                (ArgsUse::Sink | ArgsUse::Record, true) => Need::Always,
+                (ArgsUse::Sink | ArgsUse::Record, false) => Need::Tainted(input.mask),
+                (ArgsUse::Nowhere, _) if *own_parameter => Need::Args(input.mask),
+                (ArgsUse::Nowhere, _) if cx.all => Need::Tainted(input.mask),
+                (ArgsUse::Nowhere, _) => continue,
             };
             let what = snippet(&input.text);
             let diag = Diagnostic::new("M203", Severity::Warning, f.file, site.span)

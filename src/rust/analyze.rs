@@ -361,11 +361,28 @@ impl<'a> Analyzer<'a> {
             ..StructFact::default()
         };
         let mut rename_all = None;
+        let mut tool_attr = None;
         for attr in ts::attributes(node) {
             let Some((path, args)) = ts::attribute_parts(attr, src) else {
                 continue;
             };
             match ts::last_segment(&path) {
+                // `#[mcp_tool(name = "..", description = "..")]` on the
+                // argument struct: the struct is the tool (rust-mcp-sdk
+                // and its kind), its fields the parameters.
+                other if !matches!(other, "derive" | "serde" | "doc" | "cfg" | "allow") => {
+                    if let Some(args) = args {
+                        let kv = ts::attribute_args(args, src);
+                        let get = |k: &str| {
+                            kv.iter()
+                                .find(|(key, v)| key == k && v.is_some())
+                                .and_then(|(_, v)| v.clone())
+                        };
+                        if let (Some(name), Some(desc)) = (get("name"), get("description")) {
+                            tool_attr = Some((name, desc));
+                        }
+                    }
+                }
                 "derive" => {
                     if let Some(args) = args {
                         for id in ts::identifiers(args, src) {
@@ -426,6 +443,25 @@ impl<'a> Analyzer<'a> {
             }
             s.has_flatten |= f.flatten;
             s.fields.push(f);
+        }
+        if let Some(((name, name_span), (desc, desc_span))) = tool_attr {
+            let mut d = ToolDecl::new(
+                ValueExpr::Str(Spanned {
+                    value: name,
+                    span: name_span,
+                }),
+                name_span,
+                ts::span(node).start_only(),
+                ToolFormat::Rust,
+            );
+            d.description = Some(ValueExpr::Str(Spanned {
+                value: desc,
+                span: desc_span,
+            }));
+            d.schema = Some(SchemaExpr::Type(s.name.clone(), s.name_span));
+            d.args_type = Some((s.name.clone(), s.name_span));
+            d.handler_type = Some(s.name.clone());
+            self.facts.tools.push(d);
         }
         self.facts.structs.push(s);
     }
@@ -906,6 +942,71 @@ fn single_call<'t>(n: TsNode<'t>, src: &str) -> Option<TsNode<'t>> {
         }
     }
     None
+}
+
+/// Macros of the standard library and common crates: never a tool list.
+const STD_MACROS: &[&str] = &[
+    "format",
+    "println",
+    "eprintln",
+    "print",
+    "eprint",
+    "write",
+    "writeln",
+    "panic",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "matches",
+    "info",
+    "warn",
+    "error",
+    "debug",
+    "trace",
+    "bail",
+    "anyhow",
+    "ensure",
+    "concat",
+    "include_str",
+    "include_bytes",
+    "env",
+    "todo",
+    "unreachable",
+    "unimplemented",
+    "dbg",
+    "format_args",
+    "select",
+    "join",
+    "try_join",
+    "quote",
+    "schema_for",
+    "lazy_static",
+    "thread_local",
+    "macro_rules",
+    "cfg",
+    "stringify",
+];
+
+/// The function a handler argument hands the call to: `grep` (a path),
+/// `|args, ctx| async move { grep(args, ctx).await }` (a closure whose body
+/// is one call).
+fn handler_callee(a: TsNode, src: &str) -> Option<String> {
+    match a.kind() {
+        "identifier" => Some(text(a, src).to_string()),
+        "scoped_identifier" => field(a, "name").map(|n| text(n, src).to_string()),
+        "closure_expression" => {
+            let mut body = field(a, "body")?;
+            if body.kind() == "async_block" {
+                body = ts::named_children(body)
+                    .into_iter()
+                    .find(|c| c.kind() == "block")?;
+            }
+            let call = single_call(body, src)?;
+            ts::callee(call, src).map(|(name, _)| name)
+        }
+        _ => None,
+    }
 }
 
 /// What a call can reach, from how it is written.
@@ -1531,6 +1632,16 @@ impl<'t, 's> Flow<'t, 's> {
             "macro_invocation" => {
                 self.macro_call(n);
                 self.macro_field_reads(n);
+                // A project macro handed the arguments object may read any
+                // key of it (`ipc!(ctx, args, ..)`): the key reads seen are
+                // not all.
+                if !STD_MACROS.contains(&ts::macro_name(n, src)) {
+                    for (name, id) in ts::identifiers(n, src) {
+                        if let Some(&m) = self.roots.get(name.as_str()) {
+                            self.root_uses.push((id.id(), m));
+                        }
+                    }
+                }
                 // Token trees hold no expressions, but their string literals
                 // are markers and messages rules look for.
                 ts::walk(n, &mut |c| {
@@ -1577,6 +1688,7 @@ impl<'t, 's> Flow<'t, 's> {
     }
 
     fn call(&mut self, n: TsNode<'t>) {
+        self.positional_tool(n);
         if self.item_only {
             self.tool_new(n);
             return;
@@ -1798,6 +1910,7 @@ impl<'t, 's> Flow<'t, 's> {
         };
         flow.visit(block, 0);
         self.tools.append(&mut flow.tools);
+        self.dispatch.append(&mut flow.dispatch);
     }
 
     /// `format!("{}", args.limit)`: `.limit` in a token tree, not followed
@@ -1826,6 +1939,102 @@ impl<'t, 's> Flow<'t, 's> {
             true
         });
         self.field_reads.extend(reads);
+    }
+
+    /// A tool declared by position, whatever the function or macro is
+    /// called: a name, a description, a schema literal and a handler
+    /// (`tool!("place", "Place parts", json!({..}), |args, ctx| place(args, ctx))`,
+    /// `registry.add("grep", json!({..}), grep)`). A name and a schema
+    /// literal (`"type": "object"` or `properties`) are needed, and a
+    /// description or a handler; `Tool::new` is read by [`Self::tool_new`].
+    fn positional_tool(&mut self, n: TsNode<'t>) {
+        let src = self.src;
+        let Some((callee, _)) = ts::callee(n, src) else {
+            return;
+        };
+        if callee == "new" && ts::callee_path(n, src).is_some_and(|p| type_name(p) == "Tool") {
+            return;
+        }
+        let args = ts::call_args(n);
+        let Some(first) = args.first() else { return };
+        let Some(name) = ts::string_value(*first, src)
+            .filter(|v| !v.is_empty() && v.len() <= 128 && !v.chars().any(char::is_whitespace))
+        else {
+            return;
+        };
+        let schema_at = args.iter().skip(1).position(|a| {
+            a.kind() == "macro_invocation" && matches!(ts::macro_name(*a, src), "json" | "object")
+        });
+        let Some(schema_at) = schema_at.map(|i| i + 1) else {
+            return;
+        };
+        let Some(SchemaExpr::Json(schema)) =
+            values::schema_expr(args[schema_at], src, &self.locals)
+        else {
+            return;
+        };
+        if schema.get("properties").is_none()
+            && !matches!(schema.get("type").map(|t| &t.kind), Some(NodeKind::String(t)) if t == "object")
+        {
+            return;
+        }
+        let description = args[1..schema_at]
+            .iter()
+            .find_map(|a| ts::string_value(*a, src).map(|v| (v, ts::span(*a))));
+        let handler = args[schema_at + 1..]
+            .iter()
+            .find_map(|a| handler_callee(*a, src));
+        if description.is_none() && handler.is_none() {
+            return;
+        }
+        let mut d = ToolDecl::new(
+            ValueExpr::Str(Spanned {
+                value: name.clone(),
+                span: ts::span(*first),
+            }),
+            ts::span(*first),
+            ts::span(n),
+            ToolFormat::Rust,
+        );
+        d.description = description.map(|(value, span)| ValueExpr::Str(Spanned { value, span }));
+        d.schema_site = Some(ts::span(args[schema_at]));
+        d.schema = Some(SchemaExpr::Json(schema));
+        self.tools.push(d);
+        if let Some(h) = handler {
+            self.dispatch.push((name, vec![h]));
+        }
+    }
+
+    /// A project macro whose body reads as call arguments with a `json!`
+    /// schema in them (`tool!("name", "..", json!({..}), handler)`): parsed
+    /// where it stands as a call, so [`Self::positional_tool`] reads it.
+    fn project_macro(&mut self, m: TsNode<'t>) {
+        const PREFIX: &str = "fn __toolaudit_macro() { __toolaudit";
+        let src = self.src;
+        let Some(body) = ts::macro_body(m) else {
+            return;
+        };
+        let inner = text(body, src);
+        if !(inner.starts_with('(') && inner.contains("json!")) || self.reparse_depth > 2 {
+            return;
+        }
+        let Ok(tree) = super::parse_embedded(src, body.start_byte(), body.end_byte(), PREFIX, " }")
+        else {
+            return;
+        };
+        let mut flow = Flow::new(src, &[], true);
+        flow.reparse_depth = self.reparse_depth + 1;
+        flow.locals = self.locals.clone();
+        let Some(block) = tree
+            .root_node()
+            .named_child(0)
+            .and_then(|f| field(f, "body"))
+        else {
+            return;
+        };
+        flow.visit(block, 0);
+        self.tools.append(&mut flow.tools);
+        self.dispatch.append(&mut flow.dispatch);
     }
 
     /// `Tool::new(name, description, schema)`.
@@ -1941,6 +2150,9 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         }
         if !matches!(ts::macro_name(n, src), "json" | "object") {
+            if !STD_MACROS.contains(&ts::macro_name(n, src)) {
+                self.project_macro(n);
+            }
             return;
         }
         let Some(node) = jsonlit::parse_macro(n, src) else {

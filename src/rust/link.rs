@@ -443,6 +443,10 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
             let handler = decl
                 .handler
                 .map(|index| FnRef { file: fi, index })
+                .or_else(|| {
+                    let ty = decl.handler_type.as_deref()?;
+                    type_method(&idx, ty, CALL_METHODS)
+                })
                 .or_else(|| dispatch_handler(&idx, &name.value))
                 .or_else(|| registered_handler(&idx, &name.value))
                 .or_else(|| {
@@ -763,6 +767,22 @@ fn dispatch_handler(idx: &Index, tool: &str) -> Option<FnRef> {
     }))
 }
 
+/// The callee parameters that receive, at a call, an argument holding one
+/// of the caller's `roots` (the arguments object itself).
+fn positions(call: &CallFact, offset: usize, shift: usize, roots: u64) -> u64 {
+    let mut out = 0u64;
+    for pos in offset..call.args.len() {
+        let param = pos - offset + shift;
+        if param >= 63 {
+            break;
+        }
+        if call.roots.get(pos).is_some_and(|r| r & roots != 0) {
+            out |= 1 << param;
+        }
+    }
+    out
+}
+
 /// Parameters of a handler that carry the tool's input.
 fn input_params(f: &FnFact) -> u64 {
     f.params
@@ -806,16 +826,21 @@ fn surface(
 ) -> HashMap<FnRef, Reach> {
     let mut out: HashMap<FnRef, Reach> = HashMap::new();
     let mut frontier: Vec<FnRef> = Vec::new();
-    let add =
-        |out: &mut HashMap<FnRef, Reach>, f: FnRef, flow: (u64, u64, u64), tools: &[usize]| {
-            let e = out.entry(f).or_default();
-            let before = (e.taint, e.direct, e.roots, e.tools.len());
-            e.taint |= flow.0;
-            e.direct |= flow.1;
-            e.roots |= flow.2;
-            e.tools.extend(tools.iter().copied());
-            before != (e.taint, e.direct, e.roots, e.tools.len())
-        };
+    let add = |out: &mut HashMap<FnRef, Reach>,
+               f: FnRef,
+               flow: (u64, u64, u64),
+               tools: &[(usize, u64)]| {
+        let e = out.entry(f).or_default();
+        let before = (e.taint, e.direct, e.roots, e.roots_by_tool.clone());
+        e.taint |= flow.0;
+        e.direct |= flow.1;
+        e.roots |= flow.2;
+        for (t, r) in tools {
+            e.tools.insert(*t);
+            *e.roots_by_tool.entry(*t).or_default() |= r;
+        }
+        before != (e.taint, e.direct, e.roots, e.roots_by_tool.clone())
+    };
     let handlers: BTreeSet<FnRef> = tools.iter().filter_map(|t| t.handler).collect();
     for (ti, t) in tools.iter().enumerate() {
         if let Some(h) = t.handler {
@@ -823,7 +848,7 @@ fn surface(
             // A handler's input is the arguments: keys it reads from them
             // (`args.get(..)`, `request.arguments[..]`) are the tool's.
             let input = input_params(fact);
-            if add(&mut out, h, (input, input, input), &[ti]) {
+            if add(&mut out, h, (input, input, input), &[(ti, input)]) {
                 frontier.push(h);
             }
         }
@@ -876,10 +901,17 @@ fn surface(
                         }
                     }
                     // Another tool's handler is that tool's, not this one's.
-                    let tools: Vec<usize> = if handlers.contains(&callee) {
+                    let tools: Vec<(usize, u64)> = if handlers.contains(&callee) {
                         Vec::new()
                     } else {
-                        reach.tools.iter().copied().collect()
+                        reach
+                            .tools
+                            .iter()
+                            .map(|t| {
+                                let mine = reach.roots_by_tool.get(t).copied().unwrap_or(0);
+                                (t.to_owned(), positions(call, offset, shift, mine))
+                            })
+                            .collect()
                     };
                     if add(&mut out, callee, (taint, direct, roots), &tools) {
                         next.push(callee);

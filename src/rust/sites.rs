@@ -9,9 +9,10 @@ use tree_sitter::Node as TsNode;
 
 use super::analyze::{Flow, tail_expr};
 use super::ts::{self, field, span, text};
-use super::values;
+use super::values::{self, type_name};
 use crate::model::code::{
-    Bound, BoundKind, CutHow, FnFact, Literal, Outcome, SelectForm, Site, SiteKind, ValueRef,
+    ArgsUse, Bound, BoundKind, CutHow, FnFact, Literal, Outcome, SelectForm, Site, SiteKind,
+    ValueRef,
 };
 use crate::rules::code::mentions_limit;
 use crate::source::Span;
@@ -192,8 +193,14 @@ impl<'t> FnSites<'_, 't, '_> {
                     saturates: first.is_some_and(|a| {
                         matches!(text(*a, src).rsplit("::").next(), Some("MAX" | "MIN"))
                     }),
-                    checked_after: bound_name(call, src)
-                        .is_some_and(|var| checked_after(self.flow, src, &var)),
+                    checked_after: bound_name(call, src).is_some_and(|var| {
+                        let default = match (name.as_str(), first) {
+                            ("unwrap_or", Some(a)) => Fixed::Text(text(*a, src)),
+                            ("unwrap_or_default", _) => Fixed::TypeDefault,
+                            _ => Fixed::Unknown,
+                        };
+                        checked_after(self.flow, src, &var, default)
+                    }),
                     whole_arguments: text(recv, src).contains("from_str")
                         && conversion == "from_str",
                 },
@@ -223,12 +230,22 @@ impl<'t> FnSites<'_, 't, '_> {
             let Some((at, default)) = defaulted(call, src) else {
                 continue;
             };
+            let bare = text(input, src)
+                .trim_start_matches('&')
+                .trim_end_matches(".clone()")
+                .trim();
+            let own_parameter = self
+                .fact
+                .params
+                .iter()
+                .any(|p| !p.is_self && p.name == bare);
             out.push(Site {
                 span: at,
                 kind: SiteKind::ArgsFallback {
                     input: self.value(input),
                     default,
-                    dispatched: dispatched(call, self),
+                    goes_to: dispatched(call, self),
+                    own_parameter,
                 },
             });
         }
@@ -443,14 +460,117 @@ fn bound_name(call: TsNode, src: &str) -> Option<String> {
     None
 }
 
-/// `if x.is_empty() { return Err(..) }`: the default is caught afterwards.
-fn checked_after(flow: &Flow, src: &str, var: &str) -> bool {
+/// The value a fallback puts in place.
+#[derive(Clone, Copy)]
+enum Fixed<'s> {
+    /// Written out: `""`, `10`, `false`.
+    Text(&'s str),
+    /// The type's default (`0`, `""`, `false`, empty).
+    TypeDefault,
+    /// Computed (`unwrap_or_else(f)`).
+    Unknown,
+}
+
+/// `if x.is_empty() { return Err(..) }`: the default is caught afterwards,
+/// when the check holds for the default itself (`count == 0` does not
+/// catch a default of `1`). A check that cannot be evaluated counts as
+/// catching it.
+fn checked_after(flow: &Flow, src: &str, var: &str, default: Fixed) -> bool {
     flow.ifs.iter().any(|i| {
         let (Some(cond), Some(then)) = (field(*i, "condition"), field(*i, "consequence")) else {
             return false;
         };
-        ts::identifiers(cond, src).iter().any(|(n, _)| n == var) && is_error_exit(then, src)
+        ts::identifiers(cond, src).iter().any(|(n, _)| n == var)
+            && is_error_exit(then, src)
+            && catches(cond, src, var, default)
     })
+}
+
+/// Does `cond` hold when `var` is the default? Disjuncts that do not name
+/// `var` are skipped; one that names it in a way not understood holds.
+fn catches(cond: TsNode, src: &str, var: &str, default: Fixed) -> bool {
+    let mut disjuncts = Vec::new();
+    split_or(cond, src, &mut disjuncts, 0);
+    disjuncts
+        .into_iter()
+        .filter(|d| ts::identifiers(*d, src).iter().any(|(n, _)| n == var))
+        .any(|d| holds_for_default(d, src, var, default).unwrap_or(true))
+}
+
+fn split_or<'t>(n: TsNode<'t>, src: &str, out: &mut Vec<TsNode<'t>>, depth: usize) {
+    let n = if n.kind() == "parenthesized_expression" {
+        n.named_child(0).unwrap_or(n)
+    } else {
+        n
+    };
+    if depth < 32
+        && n.kind() == "binary_expression"
+        && field(n, "operator").map(|o| text(o, src)) == Some("||")
+        && let (Some(l), Some(r)) = (field(n, "left"), field(n, "right"))
+    {
+        split_or(l, src, out, depth + 1);
+        split_or(r, src, out, depth + 1);
+    } else {
+        out.push(n);
+    }
+}
+
+/// `x.is_empty()`, `x == 0`, `x < 1`, `!x` evaluated for the default;
+/// `None` when the check is another shape or the default is unknown.
+fn holds_for_default(d: TsNode, src: &str, var: &str, default: Fixed) -> Option<bool> {
+    let is_var = |n: TsNode| text(n, src) == var;
+    let empty = match default {
+        Fixed::Text(t) => {
+            let c: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+            matches!(
+                c.as_str(),
+                "\"\"" | "0" | "0.0" | "false" | "vec![]" | "String::new()" | "Vec::new()"
+            )
+        }
+        Fixed::TypeDefault => true,
+        Fixed::Unknown => return None,
+    };
+    match d.kind() {
+        "call_expression" => {
+            let (name, recv) = ts::callee(d, src)?;
+            (name == "is_empty" && recv.is_some_and(is_var)).then_some(empty)
+        }
+        "unary_expression" if text(d, src).trim_start().starts_with('!') => {
+            let inner = d.named_child(0)?;
+            is_var(inner).then_some(empty)
+        }
+        "binary_expression" => {
+            let op = text(field(d, "operator")?, src);
+            let (l, r) = (field(d, "left")?, field(d, "right")?);
+            let (lit, flipped) = match (is_var(l), is_var(r)) {
+                (true, false) => (r, false),
+                (false, true) => (l, true),
+                _ => return None,
+            };
+            let lit = text(lit, src);
+            let value = match default {
+                Fixed::Text(t) => t.trim(),
+                Fixed::TypeDefault => "0",
+                Fixed::Unknown => return None,
+            };
+            if op == "==" || op == "!=" {
+                let same =
+                    lit.trim() == value || (empty && matches!(lit.trim(), "\"\"" | "0" | "false"));
+                return Some(same == (op == "=="));
+            }
+            let (a, b) = (literal_number(value)?, literal_number(lit)?);
+            // `var OP lit`, or `lit OP var` read the other way round.
+            let (x, y) = if flipped { (b, a) } else { (a, b) };
+            Some(match op {
+                "<" => x < y,
+                "<=" => x <= y,
+                ">" => x > y,
+                ">=" => x >= y,
+                _ => return None,
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The fallible conversion in the receiver chain just before the default
@@ -521,14 +641,30 @@ fn is_sink(name: &str) -> bool {
     SINKS.contains(&name) || name.contains("tool")
 }
 
-/// Does the defaulted value go on to run a tool: passed to a sink in the
-/// same function (directly or through a `let`), or returned by a function
-/// whose name says it produces arguments (`parse_args`)?
-fn dispatched(call: TsNode, f: &FnSites) -> bool {
+/// A record of a tool call the model made, to be run (`ToolCall { name,
+/// arguments }`), unlike a transcript entry (`CallRecord`).
+fn tool_call_record(type_text: &str) -> bool {
+    let t = type_name(type_text);
+    [
+        "ToolCall",
+        "ToolUse",
+        "FunctionCall",
+        "ToolRequest",
+        "ToolInvocation",
+    ]
+    .iter()
+    .any(|s| t.ends_with(s))
+}
+
+/// Where the defaulted arguments go: a call that runs a tool (in the same
+/// function, directly or through a `let`), the return value of a function
+/// named for arguments (`parse_args`: its callers run tools with it), or
+/// a tool-call record.
+fn dispatched(call: TsNode, f: &FnSites) -> ArgsUse {
     let src = f.src;
     // The expression the default belongs to, up to its statement.
     let mut top = call;
-    let mut bound: Option<String> = None;
+    let mut bound: Option<(String, TsNode)> = None;
     let mut returned = false;
     for _ in 0..8 {
         let Some(p) = top.parent() else { break };
@@ -536,7 +672,7 @@ fn dispatched(call: TsNode, f: &FnSites) -> bool {
             "let_declaration" => {
                 bound = field(p, "pattern")
                     .filter(|x| x.kind() == "identifier")
-                    .map(|x| text(x, src).to_string());
+                    .map(|x| (text(x, src).to_string(), p));
                 break;
             }
             "arguments" => {
@@ -544,9 +680,21 @@ fn dispatched(call: TsNode, f: &FnSites) -> bool {
                     && let Some((name, _)) = ts::callee(c, src)
                     && is_sink(&name)
                 {
-                    return true;
+                    return ArgsUse::Sink;
                 }
                 top = p;
+            }
+            // `ToolCall { arguments: serde_json::from_str(..).unwrap_or(..) }`
+            "field_initializer" => {
+                let record = p
+                    .parent()
+                    .and_then(|l| l.parent())
+                    .filter(|s| s.kind() == "struct_expression")
+                    .and_then(|s| field(s, "name"));
+                if record.is_some_and(|r| tool_call_record(text(r, src))) {
+                    return ArgsUse::Record;
+                }
+                break;
             }
             // The value of an `if`/`match` branch flows out of it.
             "block" => {
@@ -568,8 +716,6 @@ fn dispatched(call: TsNode, f: &FnSites) -> bool {
             _ => top = p,
         }
     }
-    // Returned by a function named for arguments (`parse_arguments`): its
-    // callers run tools with it.
     let fn_name = f.fact.name.to_ascii_lowercase();
     let named_for_arguments = fn_name.split('_').any(|w| {
         matches!(
@@ -578,10 +724,12 @@ fn dispatched(call: TsNode, f: &FnSites) -> bool {
         )
     });
     if returned && named_for_arguments {
-        return true;
+        return ArgsUse::Returned;
     }
-    let Some(var) = bound else { return false };
-    f.flow.calls.iter().any(|c| {
+    let Some((var, decl)) = bound else {
+        return ArgsUse::Nowhere;
+    };
+    let to_sink = f.flow.calls.iter().any(|c| {
         ts::callee(*c, src).is_some_and(|(name, recv)| {
             is_sink(&name)
                 && (ts::call_args(*c)
@@ -589,7 +737,35 @@ fn dispatched(call: TsNode, f: &FnSites) -> bool {
                     .chain(recv.iter())
                     .any(|a| ts::identifiers(*a, src).iter().any(|(n, _)| *n == var)))
         })
-    })
+    });
+    if to_sink {
+        return ArgsUse::Sink;
+    }
+    // `let arguments = ..; ToolCall { id, name, arguments }`
+    let mut record = false;
+    if let Some(scope) = decl.parent() {
+        ts::walk(scope, &mut |n| {
+            if n.kind() == "struct_expression"
+                && field(n, "name").is_some_and(|r| tool_call_record(text(r, src)))
+                && let Some(body) = field(n, "body")
+            {
+                record |= ts::named_children(body).into_iter().any(|init| {
+                    let value = match init.kind() {
+                        "shorthand_field_initializer" => init.named_child(0),
+                        "field_initializer" => field(init, "value"),
+                        _ => None,
+                    };
+                    value.is_some_and(|v| text(v, src) == var)
+                });
+            }
+            !record
+        });
+    }
+    if record {
+        ArgsUse::Record
+    } else {
+        ArgsUse::Nowhere
+    }
 }
 
 /// Where the parse result of `call` is replaced by a default on error, and
@@ -747,12 +923,67 @@ fn default_value_at(n: TsNode, src: &str, depth: usize) -> Option<String> {
                 ("Some" | "Ok" | "new" | "from", [a]) => {
                     default_value_at(*a, src, depth + 1).is_some()
                 }
+                // A variant or tuple struct around a default:
+                // `Value::Object(Map::new())`, `Value::Object(Default::default())`.
+                (v, [a]) if v.starts_with(|c: char| c.is_uppercase()) => {
+                    default_value_at(*a, src, depth + 1).is_some()
+                }
                 _ => false,
             }
         }
+        // A struct of constants: `Args { dir: "~/vault".into(), limit: 10 }`.
+        "struct_expression" => constant_struct(n, src, depth),
         _ => false,
     };
     yes.then(|| crate::rules::code::snippet(text(n, src)))
+}
+
+/// A struct literal whose fields are all fixed values (`..Default::default()`
+/// allowed), not one built from what the model sent.
+fn constant_struct(n: TsNode, src: &str, depth: usize) -> bool {
+    let Some(body) = field(n, "body") else {
+        return false;
+    };
+    let constant = |v: TsNode| {
+        if default_value_at(v, src, depth + 1).is_some() {
+            return true;
+        }
+        // `"~/vault".to_string()`, `PathBuf::from("/tmp")`, `"x".into()`.
+        let literal = |a: Option<TsNode>| {
+            a.is_some_and(|a| matches!(a.kind(), "string_literal" | "integer_literal"))
+        };
+        v.kind() == "call_expression"
+            && match ts::callee(v, src) {
+                Some((name, Some(recv))) => {
+                    matches!(name.as_str(), "to_string" | "to_owned" | "into")
+                        && ts::call_args(v).is_empty()
+                        && literal(Some(recv))
+                }
+                Some((name, None)) => {
+                    matches!(name.as_str(), "from" | "new") && {
+                        let args = ts::call_args(v);
+                        args.len() == 1 && literal(args.first().copied())
+                    }
+                }
+                None => false,
+            }
+    };
+    let mut fields = 0;
+    for child in ts::named_children(body) {
+        match child.kind() {
+            "field_initializer" => match field(child, "value") {
+                Some(v) if constant(v) => fields += 1,
+                _ => return false,
+            },
+            "base_field_initializer" => match child.named_child(0) {
+                Some(b) if default_value_at(b, src, depth + 1).is_some() => {}
+                _ => return false,
+            },
+            "line_comment" | "block_comment" => {}
+            _ => return false,
+        }
+    }
+    fields > 0
 }
 
 /// `{ x }` → `x`.

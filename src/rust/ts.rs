@@ -192,8 +192,13 @@ pub fn attribute_args(tt: TsNode, src: &str) -> Vec<(String, Option<(String, Spa
     let mut i = 0;
     while i < tokens.len() {
         let t = tokens[i];
-        if t.kind() == "identifier" {
-            let key = text(t, src).to_string();
+        // Keys are words; some are keywords with a token kind of their own
+        // (`default` in `#[serde(default)]`, `type`, `crate`).
+        let word = text(t, src);
+        let is_word = word.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && word.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if t.kind() == "identifier" || (is_word && !t.kind().contains("literal")) {
+            let key = word.to_string();
             if tokens.get(i + 1).is_some_and(|n| text(*n, src) == "=") {
                 let value = tokens
                     .get(i + 2)

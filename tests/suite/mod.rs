@@ -10,5 +10,6 @@ mod meta;
 mod output;
 mod robustness;
 mod rust;
+mod shapes;
 mod suppress;
 mod util;
