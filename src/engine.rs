@@ -121,6 +121,9 @@ pub fn scan(opts: &ScanOptions) -> Result<Scan, Error> {
     scan_with_progress(opts, &|_| {})
 }
 
+/// Stack of each worker thread.
+const WORKER_STACK: usize = 16 << 20;
+
 /// [`scan`], telling `progress` how far it is (from worker threads).
 pub fn scan_with_progress(
     opts: &ScanOptions,
@@ -128,6 +131,9 @@ pub fn scan_with_progress(
 ) -> Result<Scan, Error> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.walk.threads)
+        // Syntax walks are bounded in depth (`rust::ts::MAX_DEPTH`), but a
+        // walk inside a walk at full depth needs more than the default 2 MiB.
+        .stack_size(WORKER_STACK)
         .build()
         .map_err(|e| Error::ThreadPool {
             threads: opts.walk.threads,

@@ -179,6 +179,7 @@ fn tool_def(
         schema_derived: false,
         handler: None,
         cfg: None,
+        name_alternatives: Vec::new(),
         intake: None,
         description: f.description.and_then(spanned),
         description_dynamic: false,

@@ -30,6 +30,16 @@ pub enum ValueExpr {
     Const(String, Span),
     /// `self.qualified_name()`, `tool_name()`: what a function returns.
     Call(String, Span),
+    /// The function's parameter at this position (`self` not counted):
+    /// what its callers pass. The function is `fn_index` of its file.
+    Param {
+        position: usize,
+        fn_index: usize,
+        span: Span,
+    },
+    /// One of several values (`if`/`match` branches, the arms of a
+    /// fallback): a may-be set.
+    OneOf(Vec<ValueExpr>),
     /// Anything else: not followed (nothing is said about it).
     #[default]
     Unknown,
@@ -85,6 +95,22 @@ pub struct ToolDecl {
     /// A type whose call-like method handles the tool (the argument struct
     /// a `#[mcp_tool(..)]` attribute sits on).
     pub handler_type: Option<String>,
+}
+
+impl ValueExpr {
+    /// Where the value is written (the first alternative's place for a
+    /// may-be set).
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            ValueExpr::Str(s) => Some(s.span),
+            ValueExpr::Format { span, .. }
+            | ValueExpr::Const(_, span)
+            | ValueExpr::Call(_, span)
+            | ValueExpr::Param { span, .. } => Some(*span),
+            ValueExpr::OneOf(alts) => alts.iter().find_map(ValueExpr::span),
+            ValueExpr::Unknown => None,
+        }
+    }
 }
 
 impl ToolDecl {
@@ -177,6 +203,9 @@ pub struct CallFact {
     /// `Self::f(self, ..)`: the receiver is passed as the first argument.
     pub self_arg: bool,
     pub target: CallTarget,
+    /// The string values of the call's arguments (receiver not counted),
+    /// as far as they can be followed; empty when none can.
+    pub values: Vec<ValueExpr>,
 }
 
 /// Which functions of the crate a call may reach.

@@ -153,6 +153,9 @@ pub struct ToolDef {
     pub name_holes: Vec<(usize, usize)>,
     /// How the name reached the definition (`used as the tool name here`).
     pub name_via: Vec<Label>,
+    /// Other values the name may have (a name chosen by `if`/`match`, or
+    /// passed by several callers): the name rules judge each.
+    pub name_alternatives: Vec<NameAlternative>,
     pub description: Option<Spanned<String>>,
     /// The description is computed at run time: unknown, not missing.
     pub description_dynamic: bool,
@@ -229,6 +232,14 @@ impl ToolDef {
             })
             .unwrap_or_default()
     }
+}
+
+/// Another value a tool's name may have, with where it is written.
+#[derive(Clone, Debug)]
+pub struct NameAlternative {
+    pub name: Spanned<String>,
+    pub file: Arc<SourceFile>,
+    pub holes: Vec<(usize, usize)>,
 }
 
 /// A secondary location that explains a finding.

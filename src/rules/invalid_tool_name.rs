@@ -20,185 +20,196 @@ enum Problem {
 
 impl Rule for InvalidToolName {
     fn check_tool(&self, cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
-        let name = &tool.name.value;
-        let len = name.chars().count();
-        // A name built at run time (`{server}:{tool}`): only its literal
-        // characters are known, and its length is not.
-        let in_hole = |i: usize| tool.name_holes.iter().any(|&(a, b)| a <= i && i < b);
-        let template = tool.name_is_template();
-        // problem -> targets that reject it, and targets that only advise against it
-        let mut problems: BTreeMap<Problem, Verdict> = BTreeMap::new();
-        let mut add = |p, sev, target: &Target| {
-            let v = problems.entry(p).or_default();
-            if sev == Severity::Error {
-                v.reject.push(target.id);
-            } else {
-                v.advise.push(target.id);
-            }
-        };
-        for t in cx.targets {
-            let rules = &t.names;
-            if name.is_empty() {
-                add(Problem::Empty, rules.level, t);
-                continue;
-            }
-            let mut seen = String::new();
-            for (_, c) in name
-                .char_indices()
-                .filter(|&(i, c)| !in_hole(i) && !rules.allows(c))
-            {
-                if !seen.contains(c) {
-                    seen.push(c);
-                    add(Problem::Char(c), rules.level, t);
-                }
-            }
-            let first = name.chars().next().unwrap_or('_');
-            if !in_hole(0) && rules.allows(first) && !rules.allows_first(first) {
-                add(Problem::First(first), rules.level, t);
-            }
-            if template {
-                continue;
-            }
-            if len > rules.max_len {
-                add(Problem::TooLong(rules.max_len), rules.level, t);
-            } else if let Some((limit, why)) = rules.warn_len.filter(|(l, _)| len > *l) {
-                add(
-                    Problem::LongerThanDocumented(limit, why),
-                    Severity::Warning,
-                    t,
-                );
-            }
+        check_name(cx, tool, out);
+        // A name that may be one of several: each is judged where it is
+        // written.
+        for alt in &tool.name_alternatives {
+            let mut t = tool.clone();
+            t.name = alt.name.clone();
+            t.name_file = alt.file.clone();
+            t.name_holes = alt.holes.clone();
+            t.name_alternatives = Vec::new();
+            check_name(cx, &t, out);
         }
-        if problems.is_empty() {
-            return;
-        }
-        // A hard length limit says all a documented one would.
-        if problems.keys().any(|p| matches!(p, Problem::TooLong(_))) {
-            problems.retain(|p, _| !matches!(p, Problem::LongerThanDocumented(..)));
-        }
-        let severity = if problems.values().any(|v| !v.reject.is_empty()) {
-            Severity::Error
-        } else {
-            Severity::Warning
-        };
+    }
+}
 
-        let mut parts = Vec::new();
-        let empty = problems.contains_key(&Problem::Empty);
-        // Characters with the same verdict are reported together.
-        let mut char_groups: Vec<(Vec<char>, &Verdict)> = Vec::new();
-        for (p, v) in &problems {
-            if let Problem::Char(c) = p {
-                match char_groups.iter_mut().find(|g| g.1 == v) {
-                    Some(g) => g.0.push(*c),
-                    None => char_groups.push((vec![*c], v)),
-                }
-            }
-        }
-        for (chars, v) in &char_groups {
-            let shown: Vec<String> = chars.iter().map(|&c| show_char(c)).collect();
-            parts.push(format!(
-                "contains {} ({})",
-                join_and(&shown),
-                v.describe("rejected by {}", "outside the characters {} recommend{s}")
-            ));
-        }
-        let mut lengths = Vec::new();
-        for (p, v) in &problems {
-            match p {
-                Problem::First(c) => parts.push(format!(
-                    "starts with {} ({})",
-                    show_char(*c),
-                    v.describe("rejected by {}", "{} recommend{s} a letter or `_` first")
-                )),
-                Problem::TooLong(max) => lengths.push(v.describe(
-                    &format!("{{}} accept{{s}} at most {max}"),
-                    &format!("{{}} recommend{{s}} at most {max}"),
-                )),
-                Problem::LongerThanDocumented(limit, why) => {
-                    lengths.push(format!("over {limit} for {}: {why}", join_and(&v.advise)))
-                }
-                Problem::Empty | Problem::Char(_) => {}
-            }
-        }
-        if !lengths.is_empty() {
-            parts.push(format!("is {len} characters long ({})", lengths.join("; ")));
-        }
-
-        let mut rejecting: Vec<&str> = Vec::new();
-        for t in cx.targets {
-            if problems.values().any(|v| v.reject.contains(&t.id)) {
-                rejecting.push(t.id);
-            }
-        }
-        let label = if rejecting.is_empty() {
-            let advising: Vec<&str> = cx
-                .targets
-                .iter()
-                .map(|t| t.id)
-                .filter(|id| problems.values().any(|v| v.advise.contains(id)))
-                .collect();
-            format!("not recommended by {}", advising.join(", "))
+fn check_name(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
+    let name = &tool.name.value;
+    let len = name.chars().count();
+    // A name built at run time (`{server}:{tool}`): only its literal
+    // characters are known, and its length is not.
+    let in_hole = |i: usize| tool.name_holes.iter().any(|&(a, b)| a <= i && i < b);
+    let template = tool.name_is_template();
+    // problem -> targets that reject it, and targets that only advise against it
+    let mut problems: BTreeMap<Problem, Verdict> = BTreeMap::new();
+    let mut add = |p, sev, target: &Target| {
+        let v = problems.entry(p).or_default();
+        if sev == Severity::Error {
+            v.reject.push(target.id);
         } else {
-            format!("rejected by {}", rejecting.join(", "))
-        };
-        // An MCP server's names reach providers through hosts; a provider
-        // request's names reach them directly.
-        let via_hosts = matches!(
-            tool.format,
-            ToolFormat::Mcp
-                | ToolFormat::Vscode
-                | ToolFormat::OpenaiMcpListTools
-                | ToolFormat::Rmcp
-        );
-        let note = match (severity == Severity::Error, via_hosts) {
-            (true, false) => "every request that offers this tool fails with HTTP 400, so the \
+            v.advise.push(target.id);
+        }
+    };
+    for t in cx.targets {
+        let rules = &t.names;
+        if name.is_empty() {
+            add(Problem::Empty, rules.level, t);
+            continue;
+        }
+        let mut seen = String::new();
+        for (_, c) in name
+            .char_indices()
+            .filter(|&(i, c)| !in_hole(i) && !rules.allows(c))
+        {
+            if !seen.contains(c) {
+                seen.push(c);
+                add(Problem::Char(c), rules.level, t);
+            }
+        }
+        let first = name.chars().next().unwrap_or('_');
+        if !in_hole(0) && rules.allows(first) && !rules.allows_first(first) {
+            add(Problem::First(first), rules.level, t);
+        }
+        if template {
+            continue;
+        }
+        if len > rules.max_len {
+            add(Problem::TooLong(rules.max_len), rules.level, t);
+        } else if let Some((limit, why)) = rules.warn_len.filter(|(l, _)| len > *l) {
+            add(
+                Problem::LongerThanDocumented(limit, why),
+                Severity::Warning,
+                t,
+            );
+        }
+    }
+    if problems.is_empty() {
+        return;
+    }
+    // A hard length limit says all a documented one would.
+    if problems.keys().any(|p| matches!(p, Problem::TooLong(_))) {
+        problems.retain(|p, _| !matches!(p, Problem::LongerThanDocumented(..)));
+    }
+    let severity = if problems.values().any(|v| !v.reject.is_empty()) {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+
+    let mut parts = Vec::new();
+    let empty = problems.contains_key(&Problem::Empty);
+    // Characters with the same verdict are reported together.
+    let mut char_groups: Vec<(Vec<char>, &Verdict)> = Vec::new();
+    for (p, v) in &problems {
+        if let Problem::Char(c) = p {
+            match char_groups.iter_mut().find(|g| g.1 == v) {
+                Some(g) => g.0.push(*c),
+                None => char_groups.push((vec![*c], v)),
+            }
+        }
+    }
+    for (chars, v) in &char_groups {
+        let shown: Vec<String> = chars.iter().map(|&c| show_char(c)).collect();
+        parts.push(format!(
+            "contains {} ({})",
+            join_and(&shown),
+            v.describe("rejected by {}", "outside the characters {} recommend{s}")
+        ));
+    }
+    let mut lengths = Vec::new();
+    for (p, v) in &problems {
+        match p {
+            Problem::First(c) => parts.push(format!(
+                "starts with {} ({})",
+                show_char(*c),
+                v.describe("rejected by {}", "{} recommend{s} a letter or `_` first")
+            )),
+            Problem::TooLong(max) => lengths.push(v.describe(
+                &format!("{{}} accept{{s}} at most {max}"),
+                &format!("{{}} recommend{{s}} at most {max}"),
+            )),
+            Problem::LongerThanDocumented(limit, why) => {
+                lengths.push(format!("over {limit} for {}: {why}", join_and(&v.advise)))
+            }
+            Problem::Empty | Problem::Char(_) => {}
+        }
+    }
+    if !lengths.is_empty() {
+        parts.push(format!("is {len} characters long ({})", lengths.join("; ")));
+    }
+
+    let mut rejecting: Vec<&str> = Vec::new();
+    for t in cx.targets {
+        if problems.values().any(|v| v.reject.contains(&t.id)) {
+            rejecting.push(t.id);
+        }
+    }
+    let label = if rejecting.is_empty() {
+        let advising: Vec<&str> = cx
+            .targets
+            .iter()
+            .map(|t| t.id)
+            .filter(|id| problems.values().any(|v| v.advise.contains(id)))
+            .collect();
+        format!("not recommended by {}", advising.join(", "))
+    } else {
+        format!("rejected by {}", rejecting.join(", "))
+    };
+    // An MCP server's names reach providers through hosts; a provider
+    // request's names reach them directly.
+    let via_hosts = matches!(
+        tool.format,
+        ToolFormat::Mcp | ToolFormat::Vscode | ToolFormat::OpenaiMcpListTools | ToolFormat::Rmcp
+    );
+    let note = match (severity == Severity::Error, via_hosts) {
+        (true, false) => "every request that offers this tool fails with HTTP 400, so the \
                  model loses all tools of that request, not only this one"
-                .to_string(),
-            (true, true) => format!(
-                "hosts that pass this tool on to {} unchanged get HTTP 400 for every request \
+            .to_string(),
+        (true, true) => format!(
+            "hosts that pass this tool on to {} unchanged get HTTP 400 for every request \
                  that offers it, so the model loses all tools of that request; other hosts \
                  rename it or drop the tool or the whole server",
-                join_and(&rejecting)
-            ),
-            (false, _) => "some hosts rename, cut or drop such names, so the model may call a \
+            join_and(&rejecting)
+        ),
+        (false, _) => "some hosts rename, cut or drop such names, so the model may call a \
                  name the server does not know"
-                .to_string(),
-        };
-        let help = if template {
-            let fixed: String = name
-                .char_indices()
-                .map(|(i, c)| {
-                    if in_hole(i) || cx.targets.iter().all(|t| t.names.allows(c)) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            format!(
-                "build the name as `{fixed}` (a separator every selected target accepts), and make sure the parts filled in at run time are valid too"
-            )
-        } else {
-            match suggest_name(name, cx.targets) {
-                Some(s) => format!("rename the tool to `{s}`, which every selected target accepts"),
-                None => "give the tool a name of ASCII letters, digits, `_` and `-`".to_string(),
-            }
-        };
-        out.push(
-            Diagnostic::new("N101", severity, &tool.name_file, tool.name.span)
-                .message(if empty {
-                    "tool name is empty".to_string()
-                } else if template {
-                    format!("tool name built as `{}` {}", short(name), parts.join("; "))
+            .to_string(),
+    };
+    let help = if template {
+        let fixed: String = name
+            .char_indices()
+            .map(|(i, c)| {
+                if in_hole(i) || cx.targets.iter().all(|t| t.names.allows(c)) {
+                    c
                 } else {
-                    format!("tool name `{}` {}", short(name), parts.join("; "))
-                })
-                .label(label)
-                .note(note)
-                .help(help)
-                .for_tool_name(tool),
-        );
-    }
+                    '_'
+                }
+            })
+            .collect();
+        format!(
+            "build the name as `{fixed}` (a separator every selected target accepts), and make sure the parts filled in at run time are valid too"
+        )
+    } else {
+        match suggest_name(name, cx.targets) {
+            Some(s) => format!("rename the tool to `{s}`, which every selected target accepts"),
+            None => "give the tool a name of ASCII letters, digits, `_` and `-`".to_string(),
+        }
+    };
+    out.push(
+        Diagnostic::new("N101", severity, &tool.name_file, tool.name.span)
+            .message(if empty {
+                "tool name is empty".to_string()
+            } else if template {
+                format!("tool name built as `{}` {}", short(name), parts.join("; "))
+            } else {
+                format!("tool name `{}` {}", short(name), parts.join("; "))
+            })
+            .label(label)
+            .note(note)
+            .help(help)
+            .for_tool_name(tool),
+    );
 }
 
 /// Which selected targets reject a problem, and which only advise against it.

@@ -323,12 +323,8 @@ impl<'a> Analyzer<'a> {
         if !described || !(runs || tool_named) {
             return;
         }
-        let name_site = match &name {
-            ValueExpr::Str(s) => s.span,
-            ValueExpr::Format { span, .. }
-            | ValueExpr::Const(_, span)
-            | ValueExpr::Call(_, span) => *span,
-            ValueExpr::Unknown => return,
+        let Some(name_site) = name.span() else {
+            return;
         };
         self.facts.tools.push({
             let mut d = ToolDecl::new(
@@ -513,6 +509,10 @@ impl<'a> Analyzer<'a> {
             return;
         };
         let mut flow = Flow::new(src, &fact.params, false);
+        // Names that are parameters: their values come from the callers.
+        for (position, p) in fact.params.iter().filter(|p| !p.is_self).enumerate() {
+            flow.locals.params.insert(p.name.clone(), (position, index));
+        }
         // Parameter patterns bind fields: `Parameters(Args { a, _b })`.
         if let Some(ps) = field(node, "parameters") {
             for p in ts::named_children(ps) {
@@ -558,6 +558,7 @@ impl<'a> Analyzer<'a> {
                     callees,
                 });
             }
+            flow.map_tools();
             self.take_tools(&mut flow, fact.cfg.clone(), impl_id);
             super::sites::record(src, &mut fact, &flow);
             let view = FunctionView {
@@ -944,6 +945,15 @@ fn single_call<'t>(n: TsNode<'t>, src: &str) -> Option<TsNode<'t>> {
     None
 }
 
+/// Keys of a tool definition built as a map, key by key.
+const MAP_TOOL_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "inputSchema",
+    "input_schema",
+    "parameters",
+];
+
 /// Macros of the standard library and common crates: never a tool list.
 const STD_MACROS: &[&str] = &[
     "format",
@@ -1151,6 +1161,8 @@ pub struct Flow<'t, 's> {
     ignored_fields: Vec<(String, Span)>,
     tools: Vec<ToolDecl>,
     dispatch: Vec<(String, Vec<String>)>,
+    /// `obj.insert("name", json!(name))`: (receiver, key, value, call).
+    map_inserts: Vec<(String, String, TsNode<'t>, Span)>,
     registrations: Vec<Registration>,
     returns: Vec<ValueExpr>,
     /// Inside a `static`/`const` value: only tool declarations matter.
@@ -1191,6 +1203,7 @@ impl<'t, 's> Flow<'t, 's> {
             ignored_fields: Vec::new(),
             tools: Vec::new(),
             dispatch: Vec::new(),
+            map_inserts: Vec::new(),
             registrations: Vec::new(),
             returns: Vec::new(),
             item_only,
@@ -1670,8 +1683,34 @@ impl<'t, 's> Flow<'t, 's> {
             }
             "string_literal" | "raw_string_literal" => self.strings.push(n),
             "return_expression" => {
-                if let Some(v) = n.named_child(0) {
+                // `return Err(..)` leaves without a value.
+                if let Some(v) = n.named_child(0)
+                    && !text(v, src).starts_with("Err(")
+                {
                     self.returns.push(values::value_expr(v, src, &self.locals));
+                }
+                self.children(n, depth);
+            }
+            // `tool.name = namespaced(&server, &name)`: a tool renamed
+            // before it is offered; the name rules judge what it becomes.
+            "assignment_expression" => {
+                if !self.item_only
+                    && let (Some(l), Some(r)) = (field(n, "left"), field(n, "right"))
+                    && l.kind() == "field_expression"
+                    && field(l, "field").is_some_and(|f| text(f, src) == "name")
+                    && let Some(obj) = field(l, "value")
+                {
+                    let o = text(obj, src).to_ascii_lowercase();
+                    if o.contains("tool") && !o.contains("call") && !o.contains("result") {
+                        let value = values::value_expr(r, src, &self.locals);
+                        if value != ValueExpr::Unknown {
+                            let mut d =
+                                ToolDecl::new(value, ts::span(r), ts::span(n), ToolFormat::Rust);
+                            // What the renamed tool says is not known here.
+                            d.description = Some(ValueExpr::Unknown);
+                            self.tools.push(d);
+                        }
+                    }
                 }
                 self.children(n, depth);
             }
@@ -1698,6 +1737,15 @@ impl<'t, 's> Flow<'t, 's> {
         let Some((name, recv)) = ts::callee(n, src) else {
             return;
         };
+        if name == "insert"
+            && let Some(r) = recv.filter(|r| r.kind() == "identifier")
+            && let [k, v] = ts::call_args(n)[..]
+            && let Some(key) = ts::string_value(ts::peel(k, src), src)
+            && MAP_TOOL_KEYS.contains(&key.as_str())
+        {
+            self.map_inserts
+                .push((text(r, src).to_string(), key, v, ts::span(k)));
+        }
         // `params.path.ok_or_else(|| ..)?`: a missing field is an error.
         if matches!(
             name.as_str(),
@@ -1715,11 +1763,19 @@ impl<'t, 's> Flow<'t, 's> {
             roots.push(self.root_mask(*a));
             direct.push(self.is_direct(*a));
         }
+        let mut values: Vec<ValueExpr> = args
+            .iter()
+            .map(|a| values::value_expr_shallow(*a, src, &self.locals))
+            .collect();
+        if values.iter().all(|v| *v == ValueExpr::Unknown) {
+            values.clear();
+        }
         self.call_facts.push(CallFact {
             callee: name.clone(),
             args: masks,
             roots,
             direct,
+            values,
             method: recv.is_some(),
             self_arg: args.first().is_some_and(|a| a.kind() == "self"),
             target: call_target(n, recv, src),
@@ -1737,6 +1793,7 @@ impl<'t, 's> Flow<'t, 's> {
                     args: Vec::new(),
                     roots: Vec::new(),
                     direct: Vec::new(),
+                    values: Vec::new(),
                     method: false,
                     self_arg: false,
                     target: if text(*a, src).starts_with("Self::") {
@@ -2005,6 +2062,35 @@ impl<'t, 's> Flow<'t, 's> {
         }
     }
 
+    /// A map built key by key into a tool definition: `m.insert("name",
+    /// json!(name))` with `"inputSchema"` or `"description"` beside it.
+    fn map_tools(&mut self) {
+        let src = self.src;
+        let inserts = std::mem::take(&mut self.map_inserts);
+        let mut receivers: Vec<&str> = inserts.iter().map(|i| i.0.as_str()).collect();
+        receivers.sort_unstable();
+        receivers.dedup();
+        for r in receivers {
+            let get = |keys: &[&str]| {
+                inserts
+                    .iter()
+                    .find(|i| i.0 == r && keys.contains(&i.1.as_str()))
+            };
+            let Some(name) = get(&["name"]) else { continue };
+            let schema = get(&["inputSchema", "input_schema", "parameters"]);
+            let description = get(&["description"]);
+            if schema.is_none() && description.is_none() {
+                continue;
+            }
+            let value = values::value_expr(name.2, src, &self.locals);
+            let mut d = ToolDecl::new(value, ts::span(name.2), name.3, ToolFormat::Mcp);
+            d.description = description.map(|x| values::value_expr(x.2, src, &self.locals));
+            d.schema = schema.and_then(|x| values::schema_expr(x.2, src, &self.locals));
+            d.schema_site = schema.map(|x| ts::span(x.2));
+            self.tools.push(d);
+        }
+    }
+
     /// A project macro whose body reads as call arguments with a `json!`
     /// schema in them (`tool!("name", "..", json!({..}), handler)`): parsed
     /// where it stands as a call, so [`Self::positional_tool`] reads it.
@@ -2166,7 +2252,14 @@ impl<'t, 's> Flow<'t, 's> {
                 }),
                 NodeKind::Opaque(t) => match self.locals.strs.get(t.trim()) {
                     Some(v) => v.clone(),
-                    None => values::value_from_text(t, found.name.span),
+                    None => match self.locals.params.get(t.trim()) {
+                        Some(&(position, fn_index)) => ValueExpr::Param {
+                            position,
+                            fn_index,
+                            span: found.name.span,
+                        },
+                        None => values::value_from_text(t, found.name.span),
+                    },
                 },
                 _ => continue,
             };

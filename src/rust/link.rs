@@ -11,7 +11,7 @@ use super::analyze::{CALL_METHODS, SCHEMA_METHODS, synth};
 use super::values::type_name;
 use crate::link::{CodeTool, FnRef, Reach, Unit};
 use crate::model::code::*;
-use crate::model::{Handler, Intake, Label, SchemaKind, Spanned, ToolDef};
+use crate::model::{Handler, Intake, Label, NameAlternative, SchemaKind, Spanned, ToolDef};
 use crate::source::{SourceFile, Span};
 use crate::syntax::{Member, Node, NodeKind};
 
@@ -31,6 +31,8 @@ struct Index<'a> {
     registered: HashMap<&'a str, &'a str>,
     /// The first dispatch arm of each tool name, with its file.
     dispatched: HashMap<&'a str, (usize, &'a Dispatch)>,
+    /// Calls that pass followable string values, by callee name.
+    calls_to: HashMap<&'a str, Vec<(FnRef, &'a CallFact)>>,
 }
 
 /// A schema node, the file its spans point into, and the struct it was
@@ -46,6 +48,37 @@ struct Name {
     holes: Vec<(usize, usize)>,
     file: usize,
     span: Span,
+    /// Other values the name may have (`if`/`match` branches, callers
+    /// passing different names).
+    alternatives: Vec<Name>,
+}
+
+impl Name {
+    fn new(value: String, holes: Vec<(usize, usize)>, file: usize, span: Span) -> Self {
+        Name {
+            value,
+            holes,
+            file,
+            span,
+            alternatives: Vec::new(),
+        }
+    }
+
+    /// The first of `names` with the others as its alternatives.
+    fn may_be(names: Vec<Name>) -> Option<Name> {
+        let mut all = Vec::new();
+        for mut n in names {
+            let alts = std::mem::take(&mut n.alternatives);
+            all.push(n);
+            all.extend(alts);
+        }
+        let mut seen = BTreeSet::new();
+        all.retain(|n| seen.insert((n.value.clone(), n.holes.clone())));
+        let mut it = all.into_iter();
+        let mut first = it.next()?;
+        first.alternatives = it.collect();
+        Some(first)
+    }
 }
 
 impl<'a> Index<'a> {
@@ -56,6 +89,7 @@ impl<'a> Index<'a> {
         let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
         let mut registered: HashMap<&str, &str> = HashMap::new();
         let mut dispatched: HashMap<&str, (usize, &Dispatch)> = HashMap::new();
+        let mut calls_to: HashMap<&str, Vec<(FnRef, &CallFact)>> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
             for r in &f.registrations {
                 registered.entry(&r.tool).or_insert(&r.handler_type);
@@ -66,6 +100,11 @@ impl<'a> Index<'a> {
             for (i, func) in f.fns.iter().enumerate() {
                 let r = FnRef { file: fi, index: i };
                 fns.entry(&func.name).or_default().push(r);
+                // Tests call with names of their own making.
+                let calls = func.calls.iter().filter(|_| !func.is_test);
+                for call in calls.filter(|c| !c.values.is_empty()) {
+                    calls_to.entry(&call.callee).or_default().push((r, call));
+                }
                 if let Some(id) = func.impl_id {
                     methods
                         .entry((f.impls[id].self_type.as_str(), func.name.as_str()))
@@ -88,6 +127,7 @@ impl<'a> Index<'a> {
             methods,
             registered,
             dispatched,
+            calls_to,
         }
     }
 
@@ -171,22 +211,41 @@ impl<'a> Index<'a> {
             return None;
         }
         match e {
-            ValueExpr::Str(s) => Some(Name {
-                value: s.value.clone(),
-                holes: Vec::new(),
-                file,
-                span: s.span,
-            }),
+            ValueExpr::Str(s) => Some(Name::new(s.value.clone(), Vec::new(), file, s.span)),
             ValueExpr::Format {
                 template,
                 holes,
                 span,
-            } => Some(Name {
-                value: template.clone(),
-                holes: holes.clone(),
-                file,
-                span: *span,
-            }),
+            } => Some(Name::new(template.clone(), holes.clone(), file, *span)),
+            ValueExpr::OneOf(alts) => Name::may_be(
+                alts.iter()
+                    .filter_map(|a| self.resolve_name(a, file, impl_id, depth + 1))
+                    .collect(),
+            ),
+            // What the function's callers pass (one level of call sites).
+            ValueExpr::Param {
+                position, fn_index, ..
+            } => {
+                let target = FnRef {
+                    file,
+                    index: *fn_index,
+                };
+                let fact = self.files.get(file)?.fns.get(*fn_index)?;
+                let callers = self.calls_to.get(fact.name.as_str())?;
+                if callers.len() > 4 * MAX_SAME_NAME {
+                    return None;
+                }
+                let names: Vec<Name> = callers
+                    .iter()
+                    .filter(|(caller, call)| self.targets(call, *caller).contains(&target))
+                    .filter_map(|(caller, call)| {
+                        let v = call.values.get(*position)?;
+                        let c = &self.files[caller.file].fns[caller.index];
+                        self.resolve_name(v, caller.file, c.impl_id, depth + 1)
+                    })
+                    .collect();
+                Name::may_be(names)
+            }
             ValueExpr::Const(name, _) => {
                 let all = self.consts.get(name.as_str())?;
                 // The same impl, then the same file, then the only one.
@@ -466,7 +525,10 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                         .flatten()
                 });
             let args_decl = decl.args_type.as_ref().map(|(t, s)| (t.clone(), fi, *s));
-            let args_from_handler = handler.and_then(|h| {
+            // A dispatcher deserialises each tool's arguments in its own
+            // arm: its first type is not every tool's.
+            let args_from_handler = handler.filter(|h| !dispatches(&files[h.file], h.index));
+            let args_from_handler = args_from_handler.and_then(|h| {
                 let fact = &files[h.file].fns[h.index];
                 fact.deserializes
                     .first()
@@ -531,6 +593,18 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                     name_file: Arc::clone(&files[name.file].file),
                     name_holes: name.holes,
                     name_via: via,
+                    name_alternatives: name
+                        .alternatives
+                        .into_iter()
+                        .map(|a| NameAlternative {
+                            name: Spanned {
+                                value: a.value,
+                                span: a.span,
+                            },
+                            file: Arc::clone(&files[a.file].file),
+                            holes: a.holes,
+                        })
+                        .collect(),
                     description,
                     description_dynamic,
                     input_schema,
@@ -765,6 +839,16 @@ fn dispatch_handler(idx: &Index, tool: &str) -> Option<FnRef> {
         file: fi,
         index: d.fn_index,
     }))
+}
+
+/// Does function `index` of `f` dispatch on tool names (`match name {
+/// "a" => .., "b" => .. }`)?
+fn dispatches(f: &FileFacts, index: usize) -> bool {
+    f.dispatch
+        .iter()
+        .filter(|d| d.fn_index == index)
+        .nth(1)
+        .is_some()
 }
 
 /// The callee parameters that receive, at a call, an argument holding one

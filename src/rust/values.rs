@@ -41,6 +41,117 @@ pub struct Locals {
     pub schemas: HashMap<String, SchemaExpr>,
     /// The type a local is made of (`let h = Arc::new(GrepHandler)`).
     pub types: HashMap<String, String>,
+    /// The function's parameters by name: (position without `self`, the
+    /// function's index in its file).
+    pub params: HashMap<String, (usize, usize)>,
+}
+
+/// The operands of a chain of `+`, left to right.
+fn concat_parts<'t>(n: TsNode<'t>, src: &str, out: &mut Vec<TsNode<'t>>, depth: usize) {
+    if depth < 32
+        && n.kind() == "binary_expression"
+        && field(n, "operator").is_some_and(|o| text(o, src) == "+")
+        && let (Some(l), Some(r)) = (field(n, "left"), field(n, "right"))
+    {
+        concat_parts(l, src, out, depth + 1);
+        out.push(r);
+    } else {
+        out.push(n);
+    }
+}
+
+/// One value, or a may-be set of several (nothing known is no value).
+fn one_of(mut alts: Vec<ValueExpr>) -> ValueExpr {
+    alts.dedup();
+    match alts.len() {
+        0 => ValueExpr::Unknown,
+        1 => alts.pop().unwrap_or_default(),
+        _ => ValueExpr::OneOf(alts),
+    }
+}
+
+/// Does evaluating `n` leave (`continue`, `return`, `break`, a panic, an
+/// `Err`) instead of producing a value?
+fn diverges(n: TsNode, src: &str) -> bool {
+    let t = text(n, src).trim_start_matches('{').trim_start();
+    let last_leaves = n.kind() == "block"
+        && ts::named_children(n).last().is_some_and(|l| {
+            let l = if l.kind() == "expression_statement" {
+                l.named_child(0).unwrap_or(*l)
+            } else {
+                *l
+            };
+            l.kind() != "block" && diverges(l, src)
+        });
+    [
+        "continue",
+        "return",
+        "break",
+        "panic!",
+        "unreachable!",
+        "bail!",
+        "Err(",
+    ]
+    .iter()
+    .any(|k| t.starts_with(k))
+        || last_leaves
+}
+
+/// The values an `if`, `match` or block can produce, skipping branches
+/// that leave; `match f() { Ok(v) => v, Err(_) => continue }` is `f()`.
+fn branch_values(n: TsNode, src: &str, locals: &Locals, depth: usize, out: &mut Vec<ValueExpr>) {
+    if depth > 16 || out.len() > 8 {
+        return;
+    }
+    match n.kind() {
+        "block" => match super::analyze::tail_expr(n) {
+            Some(t) => branch_values(t, src, locals, depth + 1, out),
+            None => out.push(ValueExpr::Unknown),
+        },
+        "if_expression" => {
+            if let Some(c) = field(n, "consequence")
+                && !diverges(c, src)
+            {
+                branch_values(c, src, locals, depth + 1, out);
+            }
+            match field(n, "alternative").and_then(|a| a.named_child(0)) {
+                Some(a) if !diverges(a, src) => branch_values(a, src, locals, depth + 1, out),
+                Some(_) => {}
+                None => out.push(ValueExpr::Unknown),
+            }
+        }
+        "match_expression" => {
+            let scrutinee = field(n, "value");
+            for arm in field(n, "body").map(ts::named_children).unwrap_or_default() {
+                let (Some(pat), Some(val)) = (field(arm, "pattern"), field(arm, "value")) else {
+                    continue;
+                };
+                if diverges(val, src) {
+                    continue;
+                }
+                // `Ok(v) => v` / `Some(v) => v`: the scrutinee's value.
+                let pt = text(pat, src);
+                let bound = pt
+                    .strip_prefix("Ok(")
+                    .or_else(|| pt.strip_prefix("Some("))
+                    .and_then(|r| r.strip_suffix(')'))
+                    .map(str::trim);
+                match (bound, scrutinee) {
+                    (Some(b), Some(sc)) if b == text(val, src).trim() => {
+                        out.push(value_expr_at(sc, src, locals, depth + 1));
+                    }
+                    _ => out.push(value_expr_at(val, src, locals, depth + 1)),
+                }
+            }
+        }
+        _ => out.push(value_expr_at(n, src, locals, depth + 1)),
+    }
+}
+
+/// [`value_expr`] followed only a few levels: for every call's arguments,
+/// where the walk of the function may already be deep.
+pub fn value_expr_shallow(n: TsNode, src: &str, locals: &Locals) -> ValueExpr {
+    value_expr_at(n, src, locals, MAX_VALUE_DEPTH - 6)
 }
 
 /// The value of a string-valued expression.
@@ -48,8 +159,12 @@ pub fn value_expr(n: TsNode, src: &str, locals: &Locals) -> ValueExpr {
     value_expr_at(n, src, locals, 0)
 }
 
+/// How deep a name expression is followed: names are shallow, and each
+/// level holds a stack frame.
+const MAX_VALUE_DEPTH: usize = 48;
+
 fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueExpr {
-    if depth > ts::MAX_DEPTH {
+    if depth > MAX_VALUE_DEPTH {
         return ValueExpr::Unknown;
     }
     let n = ts::peel(n, src);
@@ -62,6 +177,16 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
             None => ValueExpr::Unknown,
         },
         "macro_invocation" if ts::macro_name(n, src) == "format" => format_expr(n, src),
+        // `json!(name)`: the value of `name`.
+        "macro_invocation" if ts::macro_name(n, src) == "json" => {
+            let tokens = ts::macro_body(n)
+                .map(ts::named_children)
+                .unwrap_or_default();
+            match tokens.as_slice() {
+                [one] if one.kind() == "identifier" => value_expr_at(*one, src, locals, depth + 1),
+                _ => ValueExpr::Unknown,
+            }
+        }
         // `indoc! {"…"}`, `concat!("a", "b")`: text known at compile time.
         "macro_invocation"
             if matches!(
@@ -97,9 +222,60 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
                 v.clone()
             } else if is_const_name(name) {
                 ValueExpr::Const(name.to_string(), ts::span(n))
+            } else if let Some(&(position, fn_index)) = locals.params.get(name) {
+                ValueExpr::Param {
+                    position,
+                    fn_index,
+                    span: ts::span(n),
+                }
             } else {
                 ValueExpr::Unknown
             }
+        }
+        // `method.to_owned() + ":" + path`: a template with holes.
+        "binary_expression" if field(n, "operator").is_some_and(|o| text(o, src) == "+") => {
+            let mut parts = Vec::new();
+            concat_parts(n, src, &mut parts, 0);
+            let mut template = String::new();
+            let mut holes = Vec::new();
+            let mut known = false;
+            for p in parts {
+                match value_expr_at(p, src, locals, depth + 1) {
+                    ValueExpr::Str(s) => {
+                        known = true;
+                        template.push_str(&s.value);
+                    }
+                    ValueExpr::Format {
+                        template: t,
+                        holes: h,
+                        ..
+                    } => {
+                        known = true;
+                        let at = template.len();
+                        holes.extend(h.iter().map(|(a, b)| (a + at, b + at)));
+                        template.push_str(&t);
+                    }
+                    _ => {
+                        holes.push((template.len(), template.len() + 2));
+                        template.push_str("{}");
+                    }
+                }
+            }
+            if known {
+                ValueExpr::Format {
+                    template,
+                    holes,
+                    span: ts::span(n),
+                }
+            } else {
+                ValueExpr::Unknown
+            }
+        }
+        // `if a { format!(..) } else { x.to_string() }`: either branch.
+        "if_expression" | "match_expression" | "block" => {
+            let mut alts = Vec::new();
+            branch_values(n, src, locals, depth, &mut alts);
+            one_of(alts)
         }
         "scoped_identifier" => match field(n, "name").map(|x| text(x, src)) {
             Some(name) if is_const_name(name) => ValueExpr::Const(name.to_string(), ts::span(n)),
@@ -111,9 +287,16 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
             };
             let args = ts::call_args(n);
             match (name.as_str(), recv, args.as_slice()) {
-                // String::from(x), x.into(), Cow::from(x)
-                ("from" | "new", None, [arg]) => value_expr_at(*arg, src, locals, depth + 1),
+                // String::from(x), x.into(), Cow::from(x), Ok(x), Cow::Owned(x)
+                ("from" | "new" | "Ok" | "Some" | "Owned" | "Borrowed", None, [arg]) => {
+                    value_expr_at(*arg, src, locals, depth + 1)
+                }
                 (_, _, []) if !name.starts_with("to_") && !name.starts_with("as_") => {
+                    ValueExpr::Call(name, ts::span(n))
+                }
+                // `namespaced_name(&server, &tool)`: what the function
+                // returns, its parameters filled in at run time.
+                (_, None, _) if name.starts_with(|c: char| c.is_lowercase()) => {
                     ValueExpr::Call(name, ts::span(n))
                 }
                 _ => ValueExpr::Unknown,

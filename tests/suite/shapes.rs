@@ -209,3 +209,122 @@ fn tools_declared_by_an_attribute_on_their_argument_struct() {
         "{found:#?}"
     );
 }
+
+const NAMESPACED_BRIDGE: &str = r#"use std::borrow::Cow;
+
+pub struct Tool {
+    pub name: Cow<'static, str>,
+    pub description: Option<String>,
+}
+
+pub struct NameError;
+
+fn namespaced_name(plugin: &str, tool: &str) -> Result<String, NameError> {
+    if tool.contains("::") {
+        return Err(NameError);
+    }
+    Ok(format!("{plugin}::{tool}"))
+}
+
+pub fn expose(plugin: &str, tools: Vec<Tool>) -> Vec<Tool> {
+    let mut out = Vec::new();
+    for mut tool in tools {
+        let original = tool.name.to_string();
+        tool.name = Cow::Owned(match namespaced_name(plugin, &original) {
+            Ok(n) => n,
+            Err(_) => continue,
+        });
+        out.push(tool);
+    }
+    out
+}
+"#;
+
+const SANITISED_BRIDGE: &str = r#"use std::borrow::Cow;
+
+pub struct Tool {
+    pub name: Cow<'static, str>,
+}
+
+fn clean(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+fn namespaced_name(plugin: &str, tool: &str) -> String {
+    format!("{}__{}", clean(plugin), clean(tool))
+}
+
+pub fn expose(plugin: &str, tools: Vec<Tool>) -> Vec<Tool> {
+    let mut out = Vec::new();
+    for mut tool in tools {
+        let original = tool.name.to_string();
+        tool.name = Cow::Owned(namespaced_name(plugin, &original));
+        out.push(tool);
+    }
+    out
+}
+"#;
+
+#[test]
+fn a_bridge_renaming_tools_with_a_separator_gets_n101_at_the_template() {
+    let dir = crate_with(&[("src/lib.rs", NAMESPACED_BRIDGE)]);
+    let found = findings(dir.path(), &["N"]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, "N101");
+    assert_eq!(found[0].1, 14, "at the format! that builds the name");
+    assert!(found[0].2.contains("`{plugin}::{tool}`"), "{found:#?}");
+    let clean = crate_with(&[("src/lib.rs", SANITISED_BRIDGE)]);
+    assert_eq!(findings(clean.path(), &["N"]), Vec::new());
+}
+
+const MAP_BUILT_TOOLS: &str = r#"use serde_json::{json, Map, Value};
+
+fn function_to_tool(name: &str, params: &[String]) -> Value {
+    let input_schema = json!({"type": "object", "properties": {}, "required": params});
+    let mut tool = Map::new();
+    tool.insert("name".to_string(), json!(name));
+    tool.insert("description".to_string(), json!(format!("Calls {name}")));
+    tool.insert("inputSchema".to_string(), input_schema);
+    Value::Object(tool)
+}
+
+pub fn exported(prefix: Option<String>, export: &str, out: &mut Vec<Value>) {
+    let name = if let Some(prefix) = prefix {
+        format!("{prefix}.{export}")
+    } else {
+        export.to_string()
+    };
+    out.push(function_to_tool(&name, &[]));
+}
+
+pub fn operation(method: &str, path: &str, id: Option<String>) -> Value {
+    let fallback = method.to_owned() + ":" + path;
+    let name = match id.as_ref() {
+        Some(id) => id.clone(),
+        None => fallback,
+    };
+    function_to_tool(&name, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn builds() {
+        // A name only a test passes is not a name the crate offers.
+        super::function_to_tool("made.up", &[]);
+    }
+}
+"#;
+
+#[test]
+fn names_passed_to_a_map_built_tool_are_judged_in_every_caller() {
+    let dir = crate_with(&[("src/lib.rs", MAP_BUILT_TOOLS)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tools.len(), 1, "{tools:#?}");
+    let found = findings(dir.path(), &["N101"]);
+    let at: Vec<(usize, bool)> = found
+        .iter()
+        .map(|(_, l, m)| (*l, m.contains('.') || m.contains(':')))
+        .collect();
+    assert_eq!(at, [(14, true), (22, true)], "{found:#?}");
+}
