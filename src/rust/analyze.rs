@@ -2299,10 +2299,31 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         };
         let mut arms = Vec::new();
+        // Arms that hand the arguments to a function (`=> self.read(args)`,
+        // `=> from_value(arguments)`), and arms that only look at them
+        // (`=> input.get("command")`): a permission gate, a preview or an
+        // icon table looks; a dispatcher hands on.
+        let (mut hands, mut looks) = (0usize, 0usize);
         for arm in ts::named_children(block) {
             let (Some(pat), Some(val)) = (field(arm, "pattern"), field(arm, "value")) else {
                 continue;
             };
+            let mut handed = false;
+            let mut looked = false;
+            ts::walk(val, &mut |c| {
+                if c.kind() == "call_expression" {
+                    handed |= ts::call_args(c).iter().any(|a| self.root_mask(*a) != 0);
+                }
+                if c.kind() == "identifier" && self.roots.contains_key(text(c, src)) {
+                    looked = true;
+                }
+                !handed
+            });
+            if handed {
+                hands += 1;
+            } else if looked {
+                looks += 1;
+            }
             let mut names = Vec::new();
             ts::walk(pat, &mut |c| {
                 if let Some(v) = ts::string_value(c, src) {
@@ -2326,7 +2347,7 @@ impl<'t, 's> Flow<'t, 's> {
                 arms.push((name, callees.clone()));
             }
         }
-        if arms.len() >= 2 {
+        if arms.len() >= 2 && hands >= looks {
             self.dispatch.extend(arms);
         }
     }

@@ -506,18 +506,16 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                     let ty = decl.handler_type.as_deref()?;
                     type_method(&idx, ty, CALL_METHODS)
                 })
+                // The tool's own impl runs it (`impl Tool for Bash { fn
+                // execute }`), before any `match` on names elsewhere (a
+                // permission gate, a preview, an icon table) — unless that
+                // method is itself the dispatcher of a server's tools.
+                .or_else(|| {
+                    own_call_method(f, fi, decl.impl_id).filter(|h| !dispatches(f, h.index))
+                })
                 .or_else(|| dispatch_handler(&idx, &name.value))
                 .or_else(|| registered_handler(&idx, &name.value))
-                .or_else(|| {
-                    decl.impl_id.and_then(|id| {
-                        CALL_METHODS.iter().find_map(|m| {
-                            f.fns
-                                .iter()
-                                .position(|x| x.impl_id == Some(id) && x.name == *m)
-                                .map(|index| FnRef { file: fi, index })
-                        })
-                    })
-                })
+                .or_else(|| own_call_method(f, fi, decl.impl_id))
                 .or_else(|| {
                     decl.impl_id
                         .is_none()
@@ -839,6 +837,17 @@ fn dispatch_handler(idx: &Index, tool: &str) -> Option<FnRef> {
         file: fi,
         index: d.fn_index,
     }))
+}
+
+/// The call-like method of impl `impl_id` of file `f`.
+fn own_call_method(f: &FileFacts, fi: usize, impl_id: Option<usize>) -> Option<FnRef> {
+    let id = impl_id?;
+    CALL_METHODS.iter().find_map(|m| {
+        f.fns
+            .iter()
+            .position(|x| x.impl_id == Some(id) && x.name == *m)
+            .map(|index| FnRef { file: fi, index })
+    })
 }
 
 /// Does function `index` of `f` dispatch on tool names (`match name {

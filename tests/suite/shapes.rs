@@ -328,3 +328,81 @@ fn names_passed_to_a_map_built_tool_are_judged_in_every_caller() {
         .collect();
     assert_eq!(at, [(14, true), (22, true)], "{found:#?}");
 }
+
+const GATE_AND_TOOL: &str = r#"use serde_json::{json, Value};
+
+pub struct ToolSchema {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+pub trait Tool {
+    fn schema(&self) -> ToolSchema;
+    fn execute(&self, input: &Value) -> String;
+}
+
+pub struct Bash;
+
+impl Tool for Bash {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "bash".into(),
+            description: "Run a shell command".into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {"command": {"type": "string"}, "trace": {"type": "boolean"}},
+                "required": ["command"]
+            }),
+        }
+    }
+
+    fn execute(&self, input: &Value) -> String {
+        let trace = input.get("trace").and_then(|v| v.as_bool()).unwrap_or(false);
+        format!("{trace}")
+    }
+}
+
+pub struct Ls;
+
+impl Tool for Ls {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "ls".into(),
+            description: "List a folder".into(),
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        }
+    }
+
+    fn execute(&self, input: &Value) -> String {
+        input["path"].to_string()
+    }
+}
+
+/// What the permission prompt shows: a `match` on tool names that reads
+/// the arguments, but runs nothing.
+pub fn command_line_for(name: &str, input: &Value) -> Option<String> {
+    match name {
+        "bash" => Some(input.get("command").and_then(|v| v.as_str()).unwrap_or("").to_string()),
+        "ls" => input.get("path").and_then(|v| v.as_str()).map(str::to_string),
+        _ => None,
+    }
+}
+"#;
+
+#[test]
+fn a_tool_is_run_by_its_own_impl_not_by_a_permission_match() {
+    let dir = crate_with(&[("src/lib.rs", GATE_AND_TOOL)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tool(&tools, "bash")["handler"]["function"], "execute");
+    assert_eq!(tool(&tools, "ls")["handler"]["function"], "execute");
+    let found = findings(dir.path(), &["M202"]);
+    assert_eq!(
+        found,
+        [(
+            "M202".to_string(),
+            30,
+            "`trace` that fails `as_bool` silently becomes `false`".to_string()
+        )]
+    );
+}
