@@ -1648,7 +1648,11 @@ impl<'t, 's> Flow<'t, 's> {
                 // A project macro handed the arguments object may read any
                 // key of it (`ipc!(ctx, args, ..)`): the key reads seen are
                 // not all.
-                if !STD_MACROS.contains(&ts::macro_name(n, src)) {
+                let mname = ts::macro_name(n, src);
+                if !self.roots.is_empty()
+                    && !STD_MACROS.contains(&mname)
+                    && !matches!(mname, "vec" | "json" | "object")
+                {
                     for (name, id) in ts::identifiers(n, src) {
                         if let Some(&m) = self.roots.get(name.as_str()) {
                             self.root_uses.push((id.id(), m));
@@ -1765,10 +1769,24 @@ impl<'t, 's> Flow<'t, 's> {
         }
         let mut values: Vec<ValueExpr> = args
             .iter()
-            .map(|a| values::value_expr_shallow(*a, src, &self.locals))
+            .map(|a| {
+                // Only what a name is passed as: a literal, a local, a
+                // `format!`, a concatenation.
+                let p = ts::peel(*a, src);
+                match p.kind() {
+                    "string_literal" | "raw_string_literal" | "identifier"
+                    | "binary_expression" | "if_expression" | "match_expression" => {
+                        values::value_expr_shallow(p, src, &self.locals)
+                    }
+                    "macro_invocation" if ts::macro_name(p, src) == "format" => {
+                        values::value_expr_shallow(p, src, &self.locals)
+                    }
+                    _ => ValueExpr::Unknown,
+                }
+            })
             .collect();
         if values.iter().all(|v| *v == ValueExpr::Unknown) {
-            values.clear();
+            values = Vec::new();
         }
         self.call_facts.push(CallFact {
             callee: name.clone(),
@@ -2006,6 +2024,14 @@ impl<'t, 's> Flow<'t, 's> {
     /// description or a handler; `Tool::new` is read by [`Self::tool_new`].
     fn positional_tool(&mut self, n: TsNode<'t>) {
         let src = self.src;
+        // Most calls do not start with a string literal: look before
+        // collecting anything.
+        let first_is_string = field(n, "arguments")
+            .and_then(|a| a.named_child(0))
+            .is_some_and(|a| matches!(a.kind(), "string_literal" | "raw_string_literal"));
+        if !first_is_string {
+            return;
+        }
         let Some((callee, _)) = ts::callee(n, src) else {
             return;
         };

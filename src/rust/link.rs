@@ -924,15 +924,18 @@ fn surface(
                flow: (u64, u64, u64),
                tools: &[(usize, u64)]| {
         let e = out.entry(f).or_default();
-        let before = (e.taint, e.direct, e.roots, e.roots_by_tool.clone());
+        let before = (e.taint, e.direct, e.roots);
         e.taint |= flow.0;
         e.direct |= flow.1;
         e.roots |= flow.2;
+        let mut changed = before != (e.taint, e.direct, e.roots);
         for (t, r) in tools {
-            e.tools.insert(*t);
-            *e.roots_by_tool.entry(*t).or_default() |= r;
+            changed |= e.tools.insert(*t);
+            let mine = e.roots_by_tool.entry(*t).or_default();
+            changed |= *mine | r != *mine;
+            *mine |= r;
         }
-        before != (e.taint, e.direct, e.roots, e.roots_by_tool.clone())
+        changed
     };
     let handlers: BTreeSet<FnRef> = tools.iter().filter_map(|t| t.handler).collect();
     for (ti, t) in tools.iter().enumerate() {

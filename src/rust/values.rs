@@ -60,6 +60,9 @@ fn concat_parts<'t>(n: TsNode<'t>, src: &str, out: &mut Vec<TsNode<'t>>, depth: 
     }
 }
 
+/// More alternatives than this: not followed.
+const MAX_ALTERNATIVES: usize = 8;
+
 /// One value, or a may-be set of several (nothing known is no value).
 fn one_of(mut alts: Vec<ValueExpr>) -> ValueExpr {
     alts.dedup();
@@ -100,7 +103,7 @@ fn diverges(n: TsNode, src: &str) -> bool {
 /// The values an `if`, `match` or block can produce, skipping branches
 /// that leave; `match f() { Ok(v) => v, Err(_) => continue }` is `f()`.
 fn branch_values(n: TsNode, src: &str, locals: &Locals, depth: usize, out: &mut Vec<ValueExpr>) {
-    if depth > 16 || out.len() > 8 {
+    if depth > 16 || out.len() > MAX_ALTERNATIVES {
         return;
     }
     match n.kind() {
@@ -123,6 +126,9 @@ fn branch_values(n: TsNode, src: &str, locals: &Locals, depth: usize, out: &mut 
         "match_expression" => {
             let scrutinee = field(n, "value");
             for arm in field(n, "body").map(ts::named_children).unwrap_or_default() {
+                if out.len() > MAX_ALTERNATIVES {
+                    return;
+                }
                 let (Some(pat), Some(val)) = (field(arm, "pattern"), field(arm, "value")) else {
                     continue;
                 };
@@ -275,6 +281,10 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
         "if_expression" | "match_expression" | "block" => {
             let mut alts = Vec::new();
             branch_values(n, src, locals, depth, &mut alts);
+            // A choice among many is no name.
+            if alts.len() > MAX_ALTERNATIVES {
+                return ValueExpr::Unknown;
+            }
             one_of(alts)
         }
         "scoped_identifier" => match field(n, "name").map(|x| text(x, src)) {
