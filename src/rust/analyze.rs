@@ -945,6 +945,29 @@ fn single_call<'t>(n: TsNode<'t>, src: &str) -> Option<TsNode<'t>> {
     None
 }
 
+/// Moves every span of a node parsed from a slice of the file to where the
+/// slice starts.
+fn shift_spans(n: &mut Node, by: usize, depth: usize) {
+    n.span = Span::new(n.span.start + by, n.span.end + by);
+    if depth > ts::MAX_DEPTH {
+        return;
+    }
+    match &mut n.kind {
+        NodeKind::Object(members) => {
+            for m in members {
+                m.key_span = Span::new(m.key_span.start + by, m.key_span.end + by);
+                shift_spans(&mut m.value, by, depth + 1);
+            }
+        }
+        NodeKind::Array(items) => {
+            for i in items {
+                shift_spans(i, by, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Keys of a tool definition built as a map, key by key.
 const MAP_TOOL_KEYS: &[&str] = &[
     "name",
@@ -1685,7 +1708,11 @@ impl<'t, 's> Flow<'t, 's> {
                     self.root_uses.push((n.id(), m));
                 }
             }
-            "string_literal" | "raw_string_literal" => self.strings.push(n),
+            "string_literal" => self.strings.push(n),
+            "raw_string_literal" => {
+                self.strings.push(n);
+                self.raw_json_tools(n);
+            }
             "return_expression" => {
                 // `return Err(..)` leaves without a value.
                 if let Some(v) = n.named_child(0)
@@ -2270,7 +2297,41 @@ impl<'t, 's> Flow<'t, 's> {
         let Some(node) = jsonlit::parse_macro(n, src) else {
             return;
         };
-        for found in manifest::recognize_all(&node) {
+        self.json_tools(&node);
+    }
+
+    /// A tool list kept as JSON in a raw string (`serde_json::from_str(r#"[
+    /// {"name": .., "inputSchema": ..}]"#)`): parsed where it stands, so
+    /// findings point into the string.
+    fn raw_json_tools(&mut self, n: TsNode<'t>) {
+        let t = text(n, self.src);
+        if !(t.contains("\"inputSchema\"")
+            || t.contains("\"input_schema\"")
+            || t.contains("\"parameters\""))
+        {
+            return;
+        }
+        let (Some(open), Some(close)) = (t.find('"'), t.rfind('"')) else {
+            return;
+        };
+        if close <= open {
+            return;
+        }
+        let body = &t[open + 1..close];
+        if !body.trim_start().starts_with(['[', '{']) {
+            return;
+        }
+        let Ok(Some(mut node)) = crate::syntax::json::parse(body) else {
+            return;
+        };
+        shift_spans(&mut node, n.start_byte() + open + 1, 0);
+        self.json_tools(&node);
+    }
+
+    /// The tools recognised in a JSON value written in Rust (`json!`, a raw
+    /// string).
+    fn json_tools(&mut self, node: &Node) {
+        for found in manifest::recognize_all(node) {
             let name = match &found.name.kind {
                 NodeKind::String(s) => ValueExpr::Str(Spanned {
                     value: s.clone(),

@@ -406,3 +406,58 @@ fn a_tool_is_run_by_its_own_impl_not_by_a_permission_match() {
         )]
     );
 }
+
+const RAW_JSON_TOOLS: &str = r####"use serde_json::Value;
+
+fn list_tools() -> Value {
+    serde_json::from_str(
+        r###"[
+  {
+    "name": "vault.export",
+    "description": "Export the vault",
+    "inputSchema": {"type": "object", "properties": {"dir": {"type": "string"}}}
+  },
+  {
+    "name": "vault_import",
+    "description": "Import a folder",
+    "inputSchema": {"type": "object", "properties": {"dir": {"type": "string"}}}
+  }
+]"###,
+    )
+    .expect("the tool list is valid JSON")
+}
+
+pub fn handle(name: &str, args: Value) -> String {
+    match name {
+        "vault.export" => export(args),
+        "vault_import" => import(args),
+        _ => String::new(),
+    }
+}
+
+fn export(args: Value) -> String {
+    args["dir"].to_string()
+}
+
+fn import(args: Value) -> String {
+    args["dir"].to_string()
+}
+"####;
+
+#[test]
+fn a_json_tool_list_in_a_raw_string_is_read_where_it_stands() {
+    let dir = crate_with(&[("src/lib.rs", RAW_JSON_TOOLS)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tools.len(), 2, "{tools:#?}");
+    let export = tool(&tools, "vault.export");
+    assert_eq!(
+        (
+            export["line"].as_u64(),
+            export["handler"]["function"].as_str()
+        ),
+        (Some(7), Some("export"))
+    );
+    let found = findings(dir.path(), &["N101"]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].1, 7, "at the name inside the string");
+}
