@@ -1994,9 +1994,15 @@ impl<'t, 's> Flow<'t, 's> {
         {
             return;
         }
-        // The body is parsed where it stands, so spans need no shifting and
-        // this function's locals apply as they are.
-        let Ok(tree) = super::parse_embedded(src, body.start_byte(), body.end_byte(), PREFIX, " }")
+        self.reparse(body, PREFIX);
+    }
+
+    /// Parses a macro's token tree where it stands, after `prefix` (so
+    /// spans need no shifting and this function's locals apply as they
+    /// are), and keeps the tools and dispatch arms found in it.
+    fn reparse(&mut self, body: TsNode<'t>, prefix: &str) {
+        let src = self.src;
+        let Ok(tree) = super::parse_embedded(src, body.start_byte(), body.end_byte(), prefix, " }")
         else {
             return;
         };
@@ -2157,23 +2163,7 @@ impl<'t, 's> Flow<'t, 's> {
         if !(inner.starts_with('(') && inner.contains("json!")) || self.reparse_depth > 2 {
             return;
         }
-        let Ok(tree) = super::parse_embedded(src, body.start_byte(), body.end_byte(), PREFIX, " }")
-        else {
-            return;
-        };
-        let mut flow = Flow::new(src, &[], true);
-        flow.reparse_depth = self.reparse_depth + 1;
-        flow.locals = self.locals.clone();
-        let Some(block) = tree
-            .root_node()
-            .named_child(0)
-            .and_then(|f| field(f, "body"))
-        else {
-            return;
-        };
-        flow.visit(block, 0);
-        self.tools.append(&mut flow.tools);
-        self.dispatch.append(&mut flow.dispatch);
+        self.reparse(body, PREFIX);
     }
 
     /// `Tool::new(name, description, schema)`.
