@@ -166,6 +166,10 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
                     };
                     !tools.iter().any(|t| requires(t, key))
                 }
+                Quiet::IfToolNames(known) => known.iter().all(|lit| {
+                    let lit = lit.trim_matches('"');
+                    k.tools.iter().any(|t| t.def.name.value == lit)
+                }),
                 Quiet::IfCallerMarksTruncation => {
                     marked_callees.contains(f.fns[c.fn_index].name.as_str())
                 }

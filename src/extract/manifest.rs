@@ -294,7 +294,14 @@ fn recognize<'n>(obj: &'n Node, site: Site<'_>) -> Option<Found<'n>> {
             format,
             name: holder.get("name")?,
             holder: prefix,
-            description: holder.get("description"),
+            // A registry record that documents the tool under `summary`
+            // (OpenAPI's word) is turned into a wire object before it is
+            // sent; its summary is the description the model reads.
+            description: holder.get("description").or_else(|| {
+                holder
+                    .get("summary")
+                    .filter(|s| s.as_str().is_some_and(|s| !s.trim().is_empty()))
+            }),
             schema: schema.0,
             schema_pointer: schema.1,
             strict: holder.get("strict").and_then(Node::as_bool),

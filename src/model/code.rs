@@ -95,6 +95,10 @@ pub struct ToolDecl {
     /// A type whose call-like method handles the tool (the argument struct
     /// a `#[mcp_tool(..)]` attribute sits on).
     pub handler_type: Option<String>,
+    /// One of a crate's tools that are declared one per file and offered
+    /// together (rust-mcp-sdk's `tool_box!` of `#[mcp_tool]` structs): its
+    /// tool list is the crate's, not its file's.
+    pub crate_wide: bool,
 }
 
 impl ValueExpr {
@@ -133,6 +137,7 @@ impl ToolDecl {
             schema_site: None,
             name_from_method: false,
             handler_type: None,
+            crate_wide: false,
         }
     }
 }
@@ -327,6 +332,10 @@ pub enum Quiet {
     /// string may well take a default, and a model sends strings for
     /// string parameters.
     UnlessRequired(String),
+    /// When every one of these literals is the name of one of the unit's
+    /// tools: a table keyed by tool (advice, icons) whose catch-all is the
+    /// general case for the other tools, not a value the model mistyped.
+    IfToolNames(Vec<String>),
 }
 
 /// What a code rule sees of one function: its facts, with its sites.
@@ -423,6 +432,9 @@ pub enum Outcome {
     ErrorExit,
     /// A fixed default, as a message shows it (`` `0` ``, `` `Mode::Auto` ``).
     Default(String),
+    /// "Not recognised" goes back to the caller, which decides: a parser
+    /// that returns `None` (Python `return None`, TypeScript `undefined`).
+    Declined,
     /// Anything else: another behaviour.
     Other,
 }
@@ -557,6 +569,10 @@ pub enum SiteKind {
         limit: Bound,
         /// The name of what is cut (`hits` of `hits.truncate(10)`).
         collection: String,
+        /// The cut text goes into an error (`Err(ApiError { message:
+        /// body.chars().take(800).collect() })`): the model is told the
+        /// call failed, and an error body is not output it asked for.
+        into_error: bool,
     },
 }
 

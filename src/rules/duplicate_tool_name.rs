@@ -14,7 +14,17 @@ impl Rule for DuplicateToolName {
         let mut seen: HashMap<&str, Vec<&ToolDef>> = HashMap::new();
         for &tool in tools {
             let earlier_ones = seen.entry(tool.name.value.as_str()).or_default();
-            let found = earlier_ones.iter().copied().find(|e| e.coexists_with(tool));
+            // One name written once is one tool, however many declarations
+            // take it from there (`add_tool(name, ..)` builds a `ToolInfo`
+            // and a `Tool` from the same caller's literal).
+            let same_text = |e: &ToolDef| {
+                std::ptr::eq(e.name_file.as_ref(), tool.name_file.as_ref())
+                    && e.name.span == tool.name.span
+            };
+            let found = earlier_ones
+                .iter()
+                .copied()
+                .find(|e| e.coexists_with(tool) && !same_text(e));
             earlier_ones.push(tool);
             let Some(earlier) = found else {
                 continue;

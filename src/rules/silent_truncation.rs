@@ -20,10 +20,14 @@ impl Rule for SilentTruncation {
                 how,
                 limit,
                 collection,
+                into_error,
             } = &site.kind
             else {
                 continue;
             };
+            if *into_error {
+                continue;
+            }
             // `hits.truncate(MAX_HITS)`: the top N of a search is what the
             // tool returns, not a cut of its output.
             if *how != CutHow::Slice

@@ -4,7 +4,7 @@
 
 use super::code::{names_a_tool, requested, wildcard_literal};
 use super::{Context, Rule};
-use crate::model::code::{Candidate, FunctionView, Need, Outcome, SelectForm, SiteKind};
+use crate::model::code::{Candidate, FunctionView, Need, Outcome, Quiet, SelectForm, SiteKind};
 use crate::model::{Diagnostic, Severity};
 
 pub struct SilentValueFallback;
@@ -36,7 +36,7 @@ impl Rule for SilentValueFallback {
                 || known.iter().any(|k| wildcard_literal(k))
                 || !does_work
                 || *keeps_value
-                || *fallback == Outcome::ErrorExit
+                || matches!(fallback, Outcome::ErrorExit | Outcome::Declined)
             {
                 continue;
             }
@@ -57,7 +57,9 @@ impl Rule for SilentValueFallback {
                 .help(format!(
                     "return an error that lists the accepted values of `{name}`, or make it an `enum` in the schema and in the code"
                 ));
-            out.push(f.candidate(diag, Need::Args(mask)));
+            let mut c = f.candidate(diag, Need::Args(mask));
+            c.quiet = Quiet::IfToolNames(known.iter().map(|k| k.to_string()).collect());
+            out.push(c);
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::code::{names_a_tool, requested, snippet};
 use super::{Context, Rule};
-use crate::model::code::{Candidate, FunctionView, Need, Outcome, SelectForm, SiteKind};
+use crate::model::code::{Candidate, FunctionView, Need, Outcome, Quiet, SelectForm, SiteKind};
 use crate::model::{Diagnostic, Severity};
 
 pub struct WildcardArmDefault;
@@ -39,7 +39,9 @@ impl Rule for WildcardArmDefault {
                 .label(format!("anything but {} becomes `{default}`", crate::rules::join_or(&known, 2)))
                 .note("a value the model sent that the code does not know (a typo, another spelling, a wrong type) silently becomes a default: the call succeeds, the model believes its value was used, and is never told")
                 .help("return an error that names the accepted values, or declare them as an `enum` in the schema and deserialise into a Rust enum");
-            out.push(f.candidate(diag, Need::Args(mask)));
+            let mut c = f.candidate(diag, Need::Args(mask));
+            c.quiet = Quiet::IfToolNames(known.iter().map(|k| k.to_string()).collect());
+            out.push(c);
         }
     }
 }

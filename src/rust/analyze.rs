@@ -457,6 +457,7 @@ impl<'a> Analyzer<'a> {
             d.schema = Some(SchemaExpr::Type(s.name.clone(), s.name_span));
             d.args_type = Some((s.name.clone(), s.name_span));
             d.handler_type = Some(s.name.clone());
+            d.crate_wide = true;
             self.facts.tools.push(d);
         }
         self.facts.structs.push(s);
@@ -1436,9 +1437,19 @@ impl<'t, 's> Flow<'t, 's> {
                                 | "as_deref"
                                 | "context"
                                 | "with_context"
+                                | "map_err"
+                                | "clone"
                         ) =>
                     {
                         n = recv
+                    }
+                    // The same object as a `Value`: `serde_json::to_value(&args)`,
+                    // `Value::Object(args)`.
+                    Some((name, None))
+                        if matches!(name.as_str(), "to_value" | "Object")
+                            && ts::call_args(n).len() == 1 =>
+                    {
+                        n = ts::call_args(n)[0]
                     }
                     _ => return 0,
                 },

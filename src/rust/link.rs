@@ -573,6 +573,8 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
             // several independent tool sets (agents, tests, providers).
             let group = if own_group(file) {
                 format!("{}#rust", file.display)
+            } else if decl.crate_wide {
+                format!("{group}#crate")
             } else if decl.format == crate::model::ToolFormat::Rmcp {
                 format!(
                     "{group}#{}#impl{}",

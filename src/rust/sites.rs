@@ -101,7 +101,13 @@ impl<'t> FnSites<'_, 't, '_> {
                     subject: self.value(value),
                     known: literal_arms(m, src),
                     form: SelectForm::Match,
-                    fallback: outcome(body, src),
+                    // `fn parse_mode(s) -> Option<Mode> { match s { .., _ => None } }`:
+                    // the absence goes back to a caller that decides.
+                    fallback: if text(unblock(body), src).trim() == "None" && returned(m) {
+                        Outcome::Declined
+                    } else {
+                        outcome(body, src)
+                    },
                     does_work: does_work(body, src),
                     keeps_value: uses_subject(body, value, src)
                         || uses_subject(body, field(arm, "pattern").unwrap_or(arm), src),
@@ -307,6 +313,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     how,
                     limit: self.bound(n),
                     collection: argument_name(recv, src),
+                    into_error: into_error(call, src),
                 },
             });
         }
@@ -329,13 +336,71 @@ impl<'t> FnSites<'_, 't, '_> {
                     how: CutHow::Slice,
                     limit: self.bound(*end),
                     collection: String::new(),
+                    into_error: into_error(ix, src),
                 },
             });
         }
     }
 }
 
+/// Does the value of `n` go into an error: an argument of `Err(..)`, or
+/// of a constructor of a type named `..Error` (`ApiError { .. }`,
+/// `DriveError::Api { .. }`, `McpError::internal(..)`)?
+fn into_error(n: TsNode, src: &str) -> bool {
+    let errorish = |t: &str| {
+        t.split("::")
+            .any(|seg| seg.ends_with("Error") || seg == "Err" || seg == "Error")
+    };
+    let mut cur = n;
+    for _ in 0..ts::MAX_DEPTH {
+        let Some(p) = cur.parent() else { return false };
+        match p.kind() {
+            "function_item" | "closure_expression" | "block" => return false,
+            "call_expression" => {
+                if let Some(f) = field(p, "function")
+                    && errorish(text(f, src))
+                {
+                    return true;
+                }
+            }
+            "struct_expression" => {
+                if let Some(name) = field(p, "name")
+                    && errorish(text(name, src))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        cur = p;
+    }
+    false
+}
+
 /// What evaluating `n` as a fallback does.
+/// Is `n` what its function returns: the tail of the function's body or
+/// the value of a `return`?
+fn returned(n: TsNode) -> bool {
+    let Some(p) = n.parent() else { return false };
+    match p.kind() {
+        "return_expression" => true,
+        "block" => {
+            p.parent().is_some_and(|f| f.kind() == "function_item")
+                && ts::named_children(p)
+                    .last()
+                    .is_some_and(|l| l.id() == n.id())
+        }
+        "expression_statement" => p.parent().is_some_and(|b| {
+            b.kind() == "block"
+                && b.parent().is_some_and(|f| f.kind() == "function_item")
+                && ts::named_children(b)
+                    .last()
+                    .is_some_and(|l| l.id() == p.id())
+        }),
+        _ => false,
+    }
+}
+
 fn outcome(n: TsNode, src: &str) -> Outcome {
     if is_error_exit(n, src) {
         Outcome::ErrorExit

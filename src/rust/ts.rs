@@ -200,6 +200,23 @@ pub fn attribute_args(tt: TsNode, src: &str) -> Vec<(String, Option<(String, Spa
         if t.kind() == "identifier" || (is_word && !t.kind().contains("literal")) {
             let key = word.to_string();
             if tokens.get(i + 1).is_some_and(|n| text(*n, src) == "=") {
+                // `description = concat!("a", "b")`: the joined literals.
+                if let [c, bang, tt, ..] = tokens.get(i + 2..).unwrap_or_default()
+                    && text(*c, src) == "concat"
+                    && text(*bang, src) == "!"
+                    && tt.kind() == "token_tree"
+                {
+                    let parts: Vec<TsNode> = children(*tt)
+                        .into_iter()
+                        .filter(|p| !matches!(text(*p, src), "(" | ")" | ","))
+                        .collect();
+                    let joined: Option<String> =
+                        parts.iter().map(|p| string_value(*p, src)).collect();
+                    let value = joined.map(|v| (v, Span::new(span(*c).start, span(*tt).end)));
+                    out.push((key, value));
+                    i += 5;
+                    continue;
+                }
                 let value = tokens
                     .get(i + 2)
                     .and_then(|v| string_value(*v, src).map(|s| (s, span(*v))));
