@@ -82,9 +82,20 @@ impl Unit {
         &self.files[file].structs[index]
     }
 
-    /// Key reads that tool arguments reach, in `f` and what it calls with
-    /// them, only from this tool's handler (not from shared dispatchers).
+    /// Key reads of top-level arguments that tool arguments reach, in `f`
+    /// and what it calls with them, only from this tool's handler (not from
+    /// shared dispatchers).
     pub fn reads_of(&self, tool: usize) -> (Vec<(FnRef, &KeyRead)>, bool) {
+        self.reads(tool, false)
+    }
+
+    /// Key reads one level down, in an object under a top-level key
+    /// (`updates.get("width")` of `args.get("updates")`).
+    pub fn nested_reads_of(&self, tool: usize) -> Vec<(FnRef, &KeyRead)> {
+        self.reads(tool, true).0
+    }
+
+    fn reads(&self, tool: usize, nested: bool) -> (Vec<(FnRef, &KeyRead)>, bool) {
         let mut reads = Vec::new();
         let mut escapes = false;
         for f in self.by_tool.get(tool).into_iter().flatten() {
@@ -99,7 +110,7 @@ impl Unit {
             reads.extend(
                 fact.key_reads
                     .iter()
-                    .filter(|r| r.mask & roots != 0)
+                    .filter(|r| r.mask & roots != 0 && r.parent.is_some() == nested)
                     .map(|r| (*f, r)),
             );
         }

@@ -236,6 +236,10 @@ pub struct KeyRead {
     pub mask: u64,
     /// A missing or mistyped value is an error here, not a default.
     pub loud: bool,
+    /// The top-level key of the object this key is read from
+    /// (`updates` for `args["updates"].get("width")`); `None` for a
+    /// top-level key.
+    pub parent: Option<String>,
 }
 
 /// A `struct` with named fields.

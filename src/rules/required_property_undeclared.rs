@@ -30,8 +30,12 @@ impl<'a> Declared<'a> {
             self.unknown = true;
             return;
         }
-        if let Some(props) = schema.get("properties").and_then(Node::members) {
-            self.names.extend(props.iter().map(|m| m.key.as_str()));
+        if let Some(props) = schema.get("properties") {
+            match props.members() {
+                Some(props) => self.names.extend(props.iter().map(|m| m.key.as_str())),
+                // `"properties": common` in code: built at run time.
+                None => self.unknown = true,
+            }
         }
         if let Some(pats) = schema.get("patternProperties").and_then(Node::members) {
             for m in pats {

@@ -34,6 +34,27 @@ impl Rule for UndeclaredArgumentRead {
                     "read here",
                 ));
             }
+            // Keys of an object argument whose properties the schema lists
+            // (`updates: {type: object, properties: {x, y}}`).
+            for (f, read) in k.nested_reads_of(ti) {
+                let Some(parent) = read.parent.as_deref() else {
+                    continue;
+                };
+                let Some(declared) = nested_properties(&t.def, parent) else {
+                    continue;
+                };
+                if declared.contains(&read.key) {
+                    continue;
+                }
+                out.push(diag(
+                    &t.def,
+                    &declared,
+                    &format!("{parent}.{}", read.key),
+                    k.file(f.file),
+                    read.span,
+                    "read here",
+                ));
+            }
             // A hand-written schema beside a struct the handler deserialises
             // into: every field the schema does not declare.
             if t.def.schema_derived {
@@ -65,10 +86,29 @@ impl Rule for UndeclaredArgumentRead {
     }
 }
 
+/// The properties of the object under top-level property `parent`, when
+/// that object lists them and admits no others it does not name (no
+/// `additionalProperties` other than `false`, no pattern properties, no
+/// composition).
+fn nested_properties(t: &ToolDef, parent: &str) -> Option<Vec<String>> {
+    let sub = t.input_schema.as_ref()?.get("properties")?.get(parent)?;
+    if sub
+        .get("additionalProperties")
+        .is_some_and(|a| a.as_bool() != Some(false))
+    {
+        return None;
+    }
+    let props = properties_of(sub)?;
+    (!props.is_empty()).then_some(props)
+}
+
 /// The top-level properties of a tool's input schema, when the schema
 /// declares them all (no run-time parts, no pattern properties).
 pub(crate) fn declared_properties(t: &ToolDef) -> Option<Vec<String>> {
-    let schema = t.input_schema.as_ref()?;
+    properties_of(t.input_schema.as_ref()?)
+}
+
+fn properties_of(schema: &Node) -> Option<Vec<String>> {
     if schema.get("patternProperties").is_some()
         || schema
             .get("additionalProperties")
@@ -101,7 +141,8 @@ fn diag(
     span: crate::source::Span,
     label: &str,
 ) -> Diagnostic {
-    let near = near_miss(key, declared);
+    // `changes.strokeWidth`: the near miss among `changes`' properties.
+    let near = near_miss(key.rsplit('.').next().unwrap_or(key), declared);
     let mut d = Diagnostic::new("M103", Severity::Warning, file, span)
         .message(format!(
             "handler of `{}` reads `{key}`, which its input schema does not declare",

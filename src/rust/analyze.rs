@@ -1165,6 +1165,9 @@ pub struct Flow<'t, 's> {
     env: HashMap<String, u64>,
     /// Locals that hold the arguments object itself, with their mask.
     roots: HashMap<String, u64>,
+    /// Locals that hold an object under one top-level key of the arguments
+    /// (`let Some(updates) = args.get("updates")`): the root's mask and the key.
+    nested: HashMap<String, (u64, String)>,
     /// Locals that hold a requested value as sent (a parameter, a field or
     /// key of the arguments, converted), not something computed from it.
     direct: std::collections::HashSet<String>,
@@ -1210,6 +1213,7 @@ impl<'t, 's> Flow<'t, 's> {
             src,
             env: HashMap::new(),
             roots: HashMap::new(),
+            nested: HashMap::new(),
             direct: Default::default(),
             locals: Locals::default(),
             root_uses: Vec::new(),
@@ -1293,6 +1297,20 @@ impl<'t, 's> Flow<'t, 's> {
         self.bind(pat, mask);
         let mut names = Vec::new();
         bindings(pat, self.src, &mut names, 0);
+        // `let updates = args["updates"]`, `let Some(updates) = args.get("updates")`.
+        let nested = self.nested_of(value);
+        let single =
+            matches!(pat.kind(), "identifier" | "tuple_struct_pattern") && names.len() == 1;
+        for (n, _) in &names {
+            match &nested {
+                Some(v) if single => {
+                    self.nested.insert(n.clone(), v.clone());
+                }
+                _ => {
+                    self.nested.remove(n);
+                }
+            }
+        }
         for (n, _) in names {
             if direct {
                 self.direct.insert(n);
@@ -1397,6 +1415,60 @@ impl<'t, 's> Flow<'t, 's> {
             }
         });
         ok && any
+    }
+
+    /// A local bound to an object under a top-level key (see `nested`).
+    fn nested_local(&self, n: TsNode) -> Option<(u64, String)> {
+        let n = ts::peel(n, self.src);
+        (n.kind() == "identifier")
+            .then(|| self.nested.get(text(n, self.src)).cloned())
+            .flatten()
+    }
+
+    /// The root's mask and the key when `n` is the value under one
+    /// top-level key of the arguments (`args.get("updates")`,
+    /// `args["updates"].as_object()`, `.and_then(Value::as_object)`).
+    fn nested_of(&self, n: TsNode) -> Option<(u64, String)> {
+        let src = self.src;
+        let mut n = n;
+        for _ in 0..ts::MAX_DEPTH {
+            n = ts::peel(n, src);
+            match n.kind() {
+                "index_expression" => {
+                    let kids = ts::named_children(n);
+                    let [obj, idx] = kids.as_slice() else {
+                        return None;
+                    };
+                    let key = ts::string_value(*idx, src)?;
+                    let m = self.root_mask(*obj);
+                    return (m != 0).then_some((m, key));
+                }
+                "call_expression" => {
+                    let (name, recv) = ts::callee(n, src)?;
+                    let recv = recv?;
+                    match name.as_str() {
+                        "get" => {
+                            let args = ts::call_args(n);
+                            let [k] = args.as_slice() else { return None };
+                            let key = ts::string_value(*k, src)?;
+                            let m = self.root_mask(recv);
+                            return (m != 0).then_some((m, key));
+                        }
+                        "as_object" | "unwrap" | "expect" | "ok_or" | "ok_or_else" | "cloned"
+                        | "context" | "with_context" => n = recv,
+                        "and_then" | "map"
+                            if text(n, src).contains("as_object")
+                                && !text(n, src).contains("get(") =>
+                        {
+                            n = recv
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The arguments-object mask of an expression that *is* the arguments
@@ -1671,6 +1743,15 @@ impl<'t, 's> Flow<'t, 's> {
                             span: ts::span(*idx),
                             mask: m,
                             loud: loud_read(n, src),
+                            parent: None,
+                        });
+                    } else if let Some((m, parent)) = self.nested_local(*obj) {
+                        self.key_reads.push(KeyRead {
+                            key,
+                            span: ts::span(*idx),
+                            mask: m,
+                            loud: loud_read(n, src),
+                            parent: Some(parent),
                         });
                     }
                 }
@@ -1895,6 +1976,15 @@ impl<'t, 's> Flow<'t, 's> {
                     span,
                     mask: recv_root,
                     loud: loud_read(n, src),
+                    parent: None,
+                });
+            } else if accessor && let Some((m, parent)) = recv.and_then(|r| self.nested_local(r)) {
+                self.key_reads.push(KeyRead {
+                    key,
+                    span,
+                    mask: m,
+                    loud: loud_read(n, src),
+                    parent: Some(parent),
                 });
             } else if helper
                 && recv.is_none_or(|r| r.kind() == "self")
@@ -1909,6 +1999,7 @@ impl<'t, 's> Flow<'t, 's> {
                     span,
                     mask: m,
                     loud,
+                    parent: None,
                 });
             }
         }
