@@ -1456,9 +1456,12 @@ impl<'t, 's> Flow<'t, 's> {
                         }
                         "as_object" | "unwrap" | "expect" | "ok_or" | "ok_or_else" | "cloned"
                         | "context" | "with_context" => n = recv,
+                        // `.and_then(|v| v.as_object())`, `.and_then(Value::as_object)`
                         "and_then" | "map"
-                            if text(n, src).contains("as_object")
-                                && !text(n, src).contains("get(") =>
+                            if ts::call_args(n).iter().any(|a| {
+                                let t = text(*a, src);
+                                t.contains("as_object") && !t.contains("get(")
+                            }) =>
                         {
                             n = recv
                         }
