@@ -439,6 +439,10 @@ pub enum Outcome {
     /// "Not recognised" goes back to the caller, which decides: a parser
     /// that returns `None` (Python `return None`, TypeScript `undefined`).
     Declined,
+    /// The branch's output says the value was not recognised (`"Unknown
+    /// format type. Use: date, number"`, `"// Unknown"`): the model can see
+    /// its value was not used.
+    SaysUnknown,
     /// Anything else: another behaviour.
     Other,
 }

@@ -36,7 +36,10 @@ impl Rule for SilentValueFallback {
                 || known.iter().any(|k| wildcard_literal(k))
                 || !does_work
                 || *keeps_value
-                || matches!(fallback, Outcome::ErrorExit | Outcome::Declined)
+                || matches!(
+                    fallback,
+                    Outcome::ErrorExit | Outcome::Declined | Outcome::SaysUnknown
+                )
             {
                 continue;
             }

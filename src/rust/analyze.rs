@@ -1168,6 +1168,10 @@ pub struct Flow<'t, 's> {
     /// Locals that hold an object under one top-level key of the arguments
     /// (`let Some(updates) = args.get("updates")`): the root's mask and the key.
     nested: HashMap<String, (u64, String)>,
+    /// Parameters that hold the tool's typed arguments (`Parameters(args):
+    /// Parameters<CallArgs>`): their `.arguments` is one of the tool's
+    /// arguments, not the request's arguments object.
+    typed_args: std::collections::HashSet<String>,
     /// Locals that hold a requested value as sent (a parameter, a field or
     /// key of the arguments, converted), not something computed from it.
     direct: std::collections::HashSet<String>,
@@ -1214,6 +1218,7 @@ impl<'t, 's> Flow<'t, 's> {
             env: HashMap::new(),
             roots: HashMap::new(),
             nested: HashMap::new(),
+            typed_args: Default::default(),
             direct: Default::default(),
             locals: Locals::default(),
             root_uses: Vec::new(),
@@ -1260,6 +1265,12 @@ impl<'t, 's> Flow<'t, 's> {
             {
                 f.env.insert(name.to_string(), bit);
                 f.direct.insert(name.to_string());
+                if ["Parameters<", "Json<"]
+                    .iter()
+                    .any(|w| p.ty.trim_start_matches('&').starts_with(w))
+                {
+                    f.typed_args.insert(name.to_string());
+                }
                 if p.is_args_object {
                     f.roots.insert(name.to_string(), bit);
                 }
@@ -1484,10 +1495,13 @@ impl<'t, 's> Flow<'t, 's> {
                 "identifier" => return self.roots.get(text(n, self.src)).copied().unwrap_or(0),
                 "field_expression" => {
                     let f = field(n, "field").map_or("", |f| text(f, self.src));
-                    return if matches!(
-                        f,
-                        "arguments" | "args" | "input" | "params" | "parameters" | "0"
-                    ) {
+                    let of_typed_args = field(n, "value")
+                        .is_some_and(|v| self.typed_args.contains(text(v, self.src)));
+                    return if !of_typed_args
+                        && matches!(
+                            f,
+                            "arguments" | "args" | "input" | "params" | "parameters" | "0"
+                        ) {
                         field(n, "value").map_or(0, |v| self.mask(v))
                     } else {
                         0

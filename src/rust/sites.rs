@@ -378,6 +378,31 @@ fn into_error(n: TsNode, src: &str) -> bool {
 }
 
 /// What evaluating `n` as a fallback does.
+/// Does a string in `n` tell the reader the value was not recognised
+/// (`"Unknown format type. Use: date, number"`, `"unsupported mode"`)?
+fn says_unknown(n: TsNode, src: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "unknown",
+        "unsupported",
+        "not supported",
+        "unrecognized",
+        "unrecognised",
+        "invalid",
+        "one of",
+        "valid values",
+        "use:",
+    ];
+    let mut found = false;
+    ts::walk(n, &mut |c| {
+        if matches!(c.kind(), "string_literal" | "raw_string_literal") {
+            let t = text(c, src).to_ascii_lowercase();
+            found |= WORDS.iter().any(|w| t.contains(w));
+        }
+        !found
+    });
+    found
+}
+
 /// Is `n` what its function returns: the tail of the function's body or
 /// the value of a `return`?
 fn returned(n: TsNode) -> bool {
@@ -404,6 +429,8 @@ fn returned(n: TsNode) -> bool {
 fn outcome(n: TsNode, src: &str) -> Outcome {
     if is_error_exit(n, src) {
         Outcome::ErrorExit
+    } else if says_unknown(n, src) {
+        Outcome::SaysUnknown
     } else if let Some(d) = default_value(n, src) {
         Outcome::Default(d)
     } else {
