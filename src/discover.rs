@@ -41,6 +41,7 @@ pub struct WalkOptions {
 pub enum FileKind {
     Json,
     Yaml,
+    Toml,
     Rust,
 }
 
@@ -57,6 +58,14 @@ impl FileKind {
             "json" | "jsonc" => Some(FileKind::Json),
             "snap" if toolsnap() => Some(FileKind::Json),
             "yaml" | "yml" => Some(FileKind::Yaml),
+            // Tool manifests in TOML; Cargo's manifests hold no tools.
+            "toml"
+                if !path
+                    .file_name()
+                    .is_some_and(|n| n == "Cargo.toml" || n == "Cargo.lock") =>
+            {
+                Some(FileKind::Toml)
+            }
             "rs" => Some(FileKind::Rust),
             _ => None,
         }
@@ -70,15 +79,11 @@ pub const UNREAD_LANGUAGES: &[(&str, &[&str])] = &[
     ("JavaScript", &["js", "jsx", "mjs", "cjs"]),
     ("Go", &["go"]),
     ("C#", &["cs"]),
-    ("TOML", &["toml"]),
 ];
 
 /// The language of a source file toolaudit does not read yet.
 pub fn unread_language(path: &Path) -> Option<&'static str> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    if ext == "toml" && path.file_name().is_some_and(|n| n == "Cargo.toml") {
-        return None;
-    }
     UNREAD_LANGUAGES
         .iter()
         .find(|(_, exts)| exts.contains(&ext.as_str()))

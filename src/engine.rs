@@ -199,7 +199,7 @@ pub fn scan_with_progress(
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
 
     let mut groups: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
-    for t in &tools {
+    for t in tools.iter().filter(|t| !t.format.is_reference()) {
         groups.entry(&t.group).or_default().push(t);
     }
     let group_findings: Vec<Diagnostic> = pool.install(|| {
@@ -341,8 +341,11 @@ fn check_crate(
     }
     let mut tools = Vec::new();
     for t in std::mem::take(&mut k.tools) {
-        for entry in &opts.rules {
-            entry.rule.check_tool(cx, &t.def, &mut out);
+        // A tool only dispatched here is declared (and judged) elsewhere.
+        if !t.def.format.is_reference() {
+            for entry in &opts.rules {
+                entry.rule.check_tool(cx, &t.def, &mut out);
+            }
         }
         tools.push(t.def);
     }
@@ -456,16 +459,17 @@ fn check_file(
     let parsed = match kind {
         FileKind::Json => json::parse(&file.text).map(|d| d.into_iter().collect::<Vec<_>>()),
         FileKind::Yaml => yaml::parse(&file.text),
+        FileKind::Toml => crate::syntax::toml::parse(&file.text).map(|d| d.into_iter().collect()),
         FileKind::Rust => unreachable!("handled above"),
     };
     let docs = match parsed {
         Ok(docs) => docs,
         Err(e) => {
             let at = file.line_col(e.offset);
-            let lang = if kind == FileKind::Json {
-                "JSON"
-            } else {
-                "YAML"
+            let lang = match kind {
+                FileKind::Json => "JSON",
+                FileKind::Toml => "TOML",
+                _ => "YAML",
             };
             notify(
                 Severity::Warning,
@@ -521,6 +525,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
     let name = match kind {
         FileKind::Json => "input.json",
         FileKind::Yaml => "input.yaml",
+        FileKind::Toml => "input.toml",
         FileKind::Rust => "src/lib.rs",
     };
     let file = Arc::new(SourceFile::new(name.into(), name.into(), text.to_string()));
@@ -534,7 +539,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
         tools.extend(t);
         diagnostics.extend(d);
     }
-    let members: Vec<&ToolDef> = tools.iter().collect();
+    let members: Vec<&ToolDef> = tools.iter().filter(|t| !t.format.is_reference()).collect();
     for entry in &opts.rules {
         entry.rule.check_group(&cx, &members, &mut diagnostics);
     }

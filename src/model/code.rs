@@ -299,6 +299,12 @@ pub struct ImplFact {
 #[derive(Clone, Debug)]
 pub struct Dispatch {
     pub tool: String,
+    /// The arm's literal.
+    pub span: Span,
+    /// The match is on a tool (`match tool_name`, `call.tool.as_str()`) and
+    /// this arm hands the arguments on: evidence enough that the literal
+    /// is a tool's name even with no declaration of it in the crate.
+    pub names_tool: bool,
     pub fn_index: usize,
     /// Names called in the arm, in order.
     pub callees: Vec<String>,

@@ -74,6 +74,11 @@ pub enum ToolFormat {
     /// A bare function declaration `{name, description, parameters}` in a
     /// `tools` list or a top-level array.
     Function,
+    /// A tool this code only dispatches (`match tool { "disk.scan" =>
+    /// ops::disk::scan(args), .. }`): declared elsewhere (another file,
+    /// language or service), so its name, description and schema are not
+    /// judged here; its handler is.
+    Dispatch,
 }
 
 impl ToolFormat {
@@ -99,7 +104,13 @@ impl ToolFormat {
             ToolFormat::Vscode => "vscode",
             ToolFormat::OpenaiMcpListTools => "openai-mcp-list-tools",
             ToolFormat::Function => "function",
+            ToolFormat::Dispatch => "dispatch",
         }
+    }
+
+    /// Only referenced here, by a dispatch: the declaration is elsewhere.
+    pub fn is_reference(self) -> bool {
+        self == ToolFormat::Dispatch
     }
 }
 

@@ -20,6 +20,10 @@ use crate::source::{SourceFile, Span};
 use crate::syntax::{Node, NodeKind};
 
 /// Field names that hold a tool's input schema in struct literals.
+/// Words in the name of a type whose literals declare tools (`Tool`,
+/// `FunctionDefinition`, `ToolSpec`, `Spec`).
+const TOOL_TYPE_WORDS: &[&str] = &["Tool", "Function", "Definition", "Spec", "Declaration"];
+
 const SCHEMA_FIELDS: &[&str] = &[
     "input_schema",
     "inputSchema",
@@ -552,9 +556,11 @@ impl<'a> Analyzer<'a> {
             self.facts
                 .checked_fields
                 .extend(std::mem::take(&mut flow.checked_fields));
-            for (tool, callees) in std::mem::take(&mut flow.dispatch) {
+            for (tool, (span, names_tool), callees) in std::mem::take(&mut flow.dispatch) {
                 self.facts.dispatch.push(Dispatch {
                     tool,
+                    span,
+                    names_tool,
                     fn_index: index,
                     callees,
                 });
@@ -946,29 +952,6 @@ fn single_call<'t>(n: TsNode<'t>, src: &str) -> Option<TsNode<'t>> {
     None
 }
 
-/// Moves every span of a node parsed from a slice of the file to where the
-/// slice starts.
-fn shift_spans(n: &mut Node, by: usize, depth: usize) {
-    n.span = Span::new(n.span.start + by, n.span.end + by);
-    if depth > ts::MAX_DEPTH {
-        return;
-    }
-    match &mut n.kind {
-        NodeKind::Object(members) => {
-            for m in members {
-                m.key_span = Span::new(m.key_span.start + by, m.key_span.end + by);
-                shift_spans(&mut m.value, by, depth + 1);
-            }
-        }
-        NodeKind::Array(items) => {
-            for i in items {
-                shift_spans(i, by, depth + 1);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Keys of a tool definition built as a map, key by key.
 const MAP_TOOL_KEYS: &[&str] = &[
     "name",
@@ -1191,7 +1174,9 @@ pub struct Flow<'t, 's> {
     field_reads: std::collections::BTreeSet<String>,
     ignored_fields: Vec<(String, Span)>,
     tools: Vec<ToolDecl>,
-    dispatch: Vec<(String, Vec<String>)>,
+    /// Name dispatch arms: the name, where it is written and whether the
+    /// arm is keyed by a tool and hands the arguments on, the callees.
+    dispatch: Vec<(String, (Span, bool), Vec<String>)>,
     /// `obj.insert("name", json!(name))`: (receiver, key, value, call).
     map_inserts: Vec<(String, String, TsNode<'t>, Span)>,
     registrations: Vec<Registration>,
@@ -2108,7 +2093,9 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         };
         let inner = text(body, src);
-        if !(inner.contains("Tool") || inner.contains("json!") || inner.contains("object!"))
+        if !(TOOL_TYPE_WORDS.iter().any(|w| inner.contains(w))
+            || inner.contains("json!")
+            || inner.contains("object!"))
             || self.reparse_depth > 2
         {
             return;
@@ -2236,7 +2223,8 @@ impl<'t, 's> Flow<'t, 's> {
         d.schema = Some(SchemaExpr::Json(schema));
         self.tools.push(d);
         if let Some(h) = handler {
-            self.dispatch.push((name, vec![h]));
+            self.dispatch
+                .push((name, (ts::span(*first), true), vec![h]));
         }
     }
 
@@ -2318,7 +2306,9 @@ impl<'t, 's> Flow<'t, 's> {
         let ty = type_name(type_text);
         let Some(body) = field(n, "body") else { return };
         let mut name = None;
+        let mut id = None;
         let mut description = None;
+        let mut summary = None;
         let mut schema = None;
         let mut schema_key = "";
         let mut strict = None;
@@ -2336,7 +2326,9 @@ impl<'t, 's> Flow<'t, 's> {
             };
             match key {
                 "name" => name = Some(value),
+                "id" | "tool_id" => id = Some(value),
                 "description" => description = Some(value),
+                "summary" => summary = Some(value),
                 "strict" => {
                     strict = Some(
                         text(ts::peel(value, src), src) == "true"
@@ -2354,13 +2346,25 @@ impl<'t, 's> Flow<'t, 's> {
                 _ => {}
             }
         }
+        let tool_like =
+            TOOL_TYPE_WORDS.iter().any(|w| ty.contains(w)) || schema_key.starts_with("input");
+        // A registry record identified by `id` (`Spec { id, summary, schema:
+        // schema_for!(T) }`): a tool when it is tool-like and documented,
+        // with a schema; many records have an `id` and a description.
+        let description = description.or(summary);
+        let name = name.or_else(|| {
+            id.filter(|_| {
+                tool_like
+                    && description.is_some()
+                    && schema.is_some_and(|s| {
+                        values::schema_expr(s, src, &self.locals).is_some()
+                            || !matches!(ts::peel(s, src).kind(), "identifier")
+                    })
+            })
+        });
         let (Some(name), Some(schema_node)) = (name, schema) else {
             return;
         };
-        let tool_like = ["Tool", "Function", "Definition", "Spec", "Declaration"]
-            .iter()
-            .any(|w| ty.contains(w))
-            || schema_key.starts_with("input");
         if !tool_like {
             return;
         }
@@ -2433,7 +2437,7 @@ impl<'t, 's> Flow<'t, 's> {
         let Ok(Some(mut node)) = crate::syntax::json::parse(body) else {
             return;
         };
-        shift_spans(&mut node, n.start_byte() + open + 1, 0);
+        node.shift(n.start_byte() + open + 1);
         self.json_tools(&node);
     }
 
@@ -2488,9 +2492,15 @@ impl<'t, 's> Flow<'t, 's> {
     fn dispatch_arms(&mut self, m: TsNode<'t>, scrutinee: TsNode<'t>) {
         let src = self.src;
         let s = text(scrutinee, src).to_ascii_lowercase();
-        if !(s.contains("name") || s.contains("tool")) {
+        // `name`, `tool_name`, `call.function.name`, and registries keyed
+        // by `id` (`call.id.as_str()`, `tool_id`).
+        let id_word = s
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w == "id");
+        if !(s.contains("name") || s.contains("tool") || id_word) {
             return;
         }
+        let keyed_by_tool = s.contains("tool");
         let Some(block) = field(m, "body") else {
             return;
         };
@@ -2523,7 +2533,7 @@ impl<'t, 's> Flow<'t, 's> {
             let mut names = Vec::new();
             ts::walk(pat, &mut |c| {
                 if let Some(v) = ts::string_value(c, src) {
-                    names.push(v);
+                    names.push((v, ts::span(c)));
                 }
                 true
             });
@@ -2534,13 +2544,15 @@ impl<'t, 's> Flow<'t, 's> {
             // `=> Ok(read_file(&args).await?)`): that function is the
             // handler. An arm that does more is handler code itself.
             let mut callees = Vec::new();
+            let mut hands_whole = false;
             if let Some(call) = single_call(val, src)
                 && let Some((name, _)) = ts::callee(call, src)
             {
                 callees.push(name);
+                hands_whole = ts::call_args(call).iter().any(|a| self.root_mask(*a) != 0);
             }
-            for name in names {
-                arms.push((name, callees.clone()));
+            for (name, span) in names {
+                arms.push((name, (span, keyed_by_tool && hands_whole), callees.clone()));
             }
         }
         if arms.len() >= 2 && hands >= looks {

@@ -532,7 +532,22 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                     .first()
                     .map(|(t, s, _)| (t.clone(), h.file, *s))
             });
-            let (args, args_site) = match args_decl.or(args_from_handler) {
+            // A schema derived from `T` (`schema_for!(T)`) and a handler
+            // that takes a `T`: the arguments are a `T`.
+            let args_from_schema = match &decl.schema {
+                Some(SchemaExpr::Type(t, span)) => handler
+                    .filter(|h| {
+                        files[h.file].fns[h.index].params.iter().any(|p| {
+                            !p.is_self
+                                && type_name(
+                                    p.ty.trim_start_matches('&').trim_start_matches("mut "),
+                                ) == t
+                        })
+                    })
+                    .map(|_| (t.clone(), fi, *span)),
+                _ => None,
+            };
+            let (args, args_site) = match args_decl.or(args_from_handler).or(args_from_schema) {
                 Some((t, file, span)) => (idx.find_struct(&t, file), Some((file, span))),
                 None => (None, None),
             };
@@ -636,6 +651,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
             });
         }
     }
+    reference_tools(&files, &idx, group, &mut tools);
     tools.sort_by(|a, b| {
         (&a.def.file.display, a.def.span.start).cmp(&(&b.def.file.display, b.def.span.start))
     });
@@ -817,6 +833,85 @@ fn type_method(idx: &Index, ty: &str, names: &[&str]) -> Option<FnRef> {
     names
         .iter()
         .find_map(|m| idx.methods.get(&(ty, *m))?.first().copied())
+}
+
+/// Tools the crate only dispatches (`match tool { "disk.scan" =>
+/// ops::disk::scan(args), .. }` with no declaration of `disk.scan` here):
+/// declared in another file, language or service. They are listed, and
+/// their handlers checked; their names and schemas are not judged here.
+fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Vec<CodeTool>) {
+    let declared: BTreeSet<String> = tools.iter().map(|t| t.def.name.value.clone()).collect();
+    let mut seen = BTreeSet::new();
+    for f in files {
+        // A table, not one arm: two or more arms of the function each hand
+        // the arguments whole to a function.
+        let table = |index: usize| {
+            f.dispatch
+                .iter()
+                .filter(|d| d.fn_index == index && d.names_tool)
+                .nth(1)
+                .is_some()
+        };
+        for d in &f.dispatch {
+            if declared.contains(&d.tool)
+                || !d.names_tool
+                || !table(d.fn_index)
+                || f.fns[d.fn_index].is_test
+                || !seen.insert(d.tool.clone())
+            {
+                continue;
+            }
+            let handler = dispatch_handler(idx, &d.tool);
+            let args = handler
+                .filter(|h| !dispatches(&files[h.file], h.index))
+                .and_then(|h| {
+                    let fact = &files[h.file].fns[h.index];
+                    let (t, s, _) = fact.deserializes.first()?;
+                    Some((idx.find_struct(t, h.file), Some((h.file, *s))))
+                });
+            let (args, args_site) = args.unwrap_or((None, None));
+            let file = Arc::clone(&f.file);
+            tools.push(CodeTool {
+                def: ToolDef {
+                    name: Spanned {
+                        value: d.tool.clone(),
+                        span: d.span,
+                    },
+                    name_file: Arc::clone(&file),
+                    name_holes: Vec::new(),
+                    name_via: Vec::new(),
+                    name_alternatives: Vec::new(),
+                    description: None,
+                    description_dynamic: true,
+                    input_schema: None,
+                    schema_file: Arc::clone(&file),
+                    schema_derived: false,
+                    handler: handler.map(|h| {
+                        let fact = &files[h.file].fns[h.index];
+                        Handler {
+                            file: Arc::clone(&files[h.file].file),
+                            span: fact.name_span,
+                            name: fact.name.clone(),
+                        }
+                    }),
+                    cfg: None,
+                    intake: None,
+                    strict: None,
+                    format: crate::model::ToolFormat::Dispatch,
+                    span: d.span,
+                    pointer: String::new(),
+                    name_pointer: String::new(),
+                    schema_pointer: String::new(),
+                    schema_kind: SchemaKind::JsonSchema,
+                    group: format!("{group}#{}#dispatch", file.display),
+                    file,
+                },
+                handler,
+                args,
+                args_site,
+            });
+        }
+    }
 }
 
 /// The function a name dispatch sends `tool` to: the first function called

@@ -6,6 +6,7 @@
 //! code, so rules never care which syntax a schema came from.
 
 pub mod json;
+pub mod toml;
 pub mod yaml;
 
 use crate::source::Span;
@@ -52,6 +53,32 @@ pub struct SyntaxError {
 }
 
 impl Node {
+    /// Moves every span by `by` bytes: a node parsed from a slice of a file
+    /// (JSON inside a string) then points into the file.
+    pub fn shift(&mut self, by: usize) {
+        fn go(n: &mut Node, by: usize, depth: usize) {
+            n.span = Span::new(n.span.start + by, n.span.end + by);
+            if depth > MAX_DEPTH {
+                return;
+            }
+            match &mut n.kind {
+                NodeKind::Object(members) => {
+                    for m in members {
+                        m.key_span = Span::new(m.key_span.start + by, m.key_span.end + by);
+                        go(&mut m.value, by, depth + 1);
+                    }
+                }
+                NodeKind::Array(items) => {
+                    for i in items {
+                        go(i, by, depth + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        go(self, by, 0);
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match &self.kind {
             NodeKind::String(s) => Some(s),

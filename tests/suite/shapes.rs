@@ -461,3 +461,189 @@ fn a_json_tool_list_in_a_raw_string_is_read_where_it_stands() {
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].1, 7, "at the name inside the string");
 }
+
+const ID_REGISTRY: &str = r#"use schemars::{schema_for, JsonSchema};
+use serde::Deserialize;
+use serde_json::Value;
+
+pub struct Spec {
+    pub id: &'static str,
+    pub summary: &'static str,
+    pub schema: schemars::Schema,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct DiskScanArgs {
+    pub path: String,
+    pub depth: Option<u32>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct NetPingArgs {
+    pub host: String,
+}
+
+pub fn registry() -> Vec<Spec> {
+    vec![
+        Spec { id: "disk_scan", summary: "Sizes of a directory tree", schema: schema_for!(DiskScanArgs) },
+        Spec { id: "net_ping", summary: "Ping a host", schema: schema_for!(NetPingArgs) },
+    ]
+}
+
+pub struct Call {
+    pub id: String,
+    pub args: Value,
+}
+
+pub fn execute(call: &Call) -> Result<String, String> {
+    match call.id.as_str() {
+        "disk_scan" => disk_scan(serde_json::from_value(call.args.clone()).map_err(|e| e.to_string())?),
+        "net_ping" => net_ping(serde_json::from_value(call.args.clone()).map_err(|e| e.to_string())?),
+        other => Err(format!("unknown tool {other}")),
+    }
+}
+
+fn disk_scan(a: DiskScanArgs) -> Result<String, String> {
+    Ok(format!("{} {:?}", a.path, a.depth))
+}
+
+fn net_ping(a: NetPingArgs) -> Result<String, String> {
+    Ok(a.host)
+}
+"#;
+
+#[test]
+fn a_registry_keyed_by_id_with_schema_for_is_read_and_linked() {
+    let dir = crate_with(&[("src/lib.rs", ID_REGISTRY)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tools.len(), 2, "{tools:#?}");
+    let scan = tool(&tools, "disk_scan");
+    assert_eq!(scan["description"], "Sizes of a directory tree");
+    assert_eq!(scan["handler"]["function"], "disk_scan");
+    assert_eq!(scan["required"], serde_json::json!(["path"]));
+    assert_eq!(tool(&tools, "net_ping")["handler"]["function"], "net_ping");
+    // The arguments are the schema's type, taken by the handler: a
+    // misspelled optional `depth` is dropped.
+    let found = findings(dir.path(), &["M102"]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].2.contains("`DiskScanArgs`"), "{found:#?}");
+}
+
+const DISPATCH_ONLY: &str = r#"use serde_json::Value;
+
+pub mod ops {
+    pub mod disk {
+        use serde_json::Value;
+        pub fn scan(args: &Value) -> String {
+            args["path"].as_str().unwrap_or(".").to_string()
+        }
+        pub fn clean(args: &Value) -> String {
+            args["path"].as_str().unwrap_or(".").to_string()
+        }
+    }
+}
+
+/// The tools are declared in the agent's JSON manifest, in another
+/// repository; this crate only runs them.
+pub fn run_tool(tool: &str, args: &Value) -> Result<String, String> {
+    match tool {
+        "disk.scan" => Ok(ops::disk::scan(args)),
+        "disk.clean" => Ok(ops::disk::clean(args)),
+        other => Err(format!("no such tool {other}")),
+    }
+}
+
+/// Not a dispatch: labels for a log, keyed by kind.
+pub fn label(kind: &str, args: &Value) -> String {
+    match kind {
+        "disk.scan" => format!("scan {}", args["path"]),
+        _ => String::new(),
+    }
+}
+"#;
+
+#[test]
+fn tools_only_dispatched_here_are_listed_with_handlers_and_their_names_not_judged() {
+    let dir = crate_with(&[("src/lib.rs", DISPATCH_ONLY)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tools.len(), 2, "{tools:#?}");
+    let scan = tool(&tools, "disk.scan");
+    assert_eq!(scan["format"], "dispatch");
+    assert_eq!(scan["handler"]["function"], "scan");
+    assert_eq!(tool(&tools, "disk.clean")["handler"]["function"], "clean");
+    // Declared elsewhere: no N101 on the dotted names, no S106.
+    assert_eq!(findings(dir.path(), &["N", "S"]), Vec::new());
+}
+
+const BRIDGE_IDS: &str = r#"use serde_json::Value;
+
+pub struct McpTool {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+pub struct ToolSpec {
+    pub id: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+pub fn tools_for_model(server: &str, tools: &[McpTool]) -> Vec<ToolSpec> {
+    tools
+        .iter()
+        .map(|t| {
+            let id = format!("{}:{}", server, t.name);
+            ToolSpec {
+                id: id.clone(),
+                description: t.description.clone(),
+                parameters: t.input_schema.clone(),
+            }
+        })
+        .collect()
+}
+"#;
+
+#[test]
+fn a_bridge_building_server_colon_tool_ids_gets_n101_at_the_format_and_the_id_field() {
+    let dir = crate_with(&[("src/lib.rs", BRIDGE_IDS)]);
+    let out = super::util::bin()
+        .current_dir(dir.path())
+        .args([
+            "scan",
+            ".",
+            "--no-config",
+            "--format",
+            "json",
+            "--select",
+            "N",
+        ])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found = v["findings"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["code"], "N101");
+    assert_eq!(found[0]["start"]["line"], 19, "at the format!");
+    let labels = found[0]["labels"].as_array().unwrap();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l["start"]["line"] == 21 && l["message"] == "used as the tool name here"),
+        "{labels:#?}"
+    );
+}
+
+#[test]
+fn a_toml_manifest_is_read_with_exact_positions() {
+    let dir = super::util::write_tree(&[(
+        "agent/tools.toml",
+        "# Tools offered to the model\n\n[[tools]]\nname = \"fs.read\"\ndescription = \"Read a file\"\n\n[tools.input_schema]\ntype = \"object\"\nrequired = [\"path\"]\n\n[tools.input_schema.properties.path]\ntype = \"string\"\n",
+    )]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tools.len(), 1, "{tools:#?}");
+    assert_eq!(tools[0]["required"], serde_json::json!(["path"]));
+    let found = findings(dir.path(), &["N101"]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].1, 4);
+}
