@@ -66,7 +66,14 @@ impl Rule for InputSchemaNotObject {
                 diag(t.span, "/type")
                     .message(format!(
                         "input schema of `{name}` has root `type` {}; it must be `\"object\"`",
-                        schema_text(tool.schema_file.slice(t.span))
+                        match (t.as_str(), tool.schema_file.slice(t.span)) {
+                            // Derived from code (`_input: ()` is `"null"`).
+                            (Some(v), raw)
+                                if !raw.trim_start().starts_with(['"', '\''])
+                                    && raw.trim() != v =>
+                                format!("`\"{v}\"` (from `{raw}`)"),
+                            (_, raw) => schema_text(raw),
+                        }
                     ))
                     .label("must be \"object\"")
                     .help(r#"make the root `"type": "object"` and put the value under a named property"#),

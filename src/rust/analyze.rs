@@ -1853,6 +1853,7 @@ impl<'t, 's> Flow<'t, 's> {
 
     fn call(&mut self, n: TsNode<'t>) {
         self.positional_tool(n);
+        self.builder_tool(n);
         if self.item_only {
             self.tool_new(n);
             return;
@@ -2161,6 +2162,106 @@ impl<'t, 's> Flow<'t, 's> {
     /// `registry.add("grep", json!({..}), grep)`). A name and a schema
     /// literal (`"type": "object"` or `properties`) are needed, and a
     /// description or a handler; `Tool::new` is read by [`Self::tool_new`].
+    /// A builder chain: `ToolBuilder::new("get_summary").description("..")
+    /// .handler(|input: SummaryArgs| ..)` (tower-mcp and its kind). The
+    /// schema is derived from the handler closure's input type; `()` is
+    /// `{"type": "null"}`, which is not an object.
+    fn builder_tool(&mut self, n: TsNode<'t>) {
+        let src = self.src;
+        // Only the top of a chain.
+        if n.parent().is_some_and(|p| p.kind() == "field_expression") {
+            return;
+        }
+        let mut methods = Vec::new();
+        let mut cur = n;
+        let root = loop {
+            let Some((name, recv)) = ts::callee(cur, src) else {
+                return;
+            };
+            match recv {
+                Some(r) if r.kind() == "call_expression" && methods.len() < 32 => {
+                    methods.push((name, cur));
+                    cur = r;
+                }
+                Some(_) => return,
+                None => break (name, cur),
+            }
+        };
+        let (ctor, root) = root;
+        if methods.is_empty()
+            || !matches!(ctor.as_str(), "new" | "builder")
+            || !ts::callee_path(root, src).is_some_and(|p| type_name(p).contains("Tool"))
+        {
+            return;
+        }
+        let args = ts::call_args(root);
+        let [first] = args.as_slice() else { return };
+        let Some(name) = ts::string_value(*first, src) else {
+            return;
+        };
+        let mut description = None;
+        let mut schema = None;
+        let mut input = None;
+        for (m, call) in &methods {
+            let margs = ts::call_args(*call);
+            match m.as_str() {
+                "description" | "with_description" => {
+                    description = margs
+                        .first()
+                        .map(|a| values::value_expr(*a, src, &self.locals));
+                }
+                "input_schema" | "schema" | "parameters" => {
+                    schema = margs
+                        .first()
+                        .and_then(|a| values::schema_expr(*a, src, &self.locals));
+                }
+                m if m.starts_with("handler") || m.starts_with("with_handler") => {
+                    // The closure's last typed parameter is the input.
+                    input = margs
+                        .iter()
+                        .rev()
+                        .find(|a| a.kind() == "closure_expression")
+                        .and_then(|c| field(*c, "parameters"))
+                        .and_then(|ps| ts::named_children(ps).into_iter().last())
+                        .and_then(|p| field(p, "type"));
+                }
+                _ => {}
+            }
+        }
+        if description.is_none() && input.is_none() {
+            return;
+        }
+        let mut d = ToolDecl::new(
+            ValueExpr::Str(Spanned {
+                value: name,
+                span: ts::span(*first),
+            }),
+            ts::span(*first),
+            ts::span(root).start_only(),
+            ToolFormat::Rust,
+        );
+        d.description = description;
+        d.schema = schema.or_else(|| {
+            let ty = input?;
+            let at = ts::span(ty);
+            Some(if text(ty, src).trim() == "()" {
+                SchemaExpr::Json(synth(
+                    NodeKind::Object(vec![crate::syntax::Member {
+                        key: "type".into(),
+                        key_span: at,
+                        value: synth(NodeKind::String("null".into()), at),
+                    }]),
+                    at,
+                ))
+            } else {
+                let t = type_name(text(ty, src).trim_start_matches('&')).to_string();
+                d.args_type = Some((t.clone(), at));
+                SchemaExpr::Type(t, at)
+            })
+        });
+        self.tools.push(d);
+    }
+
     fn positional_tool(&mut self, n: TsNode<'t>) {
         let src = self.src;
         // Most calls do not start with a string literal: look before
