@@ -154,12 +154,20 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
             }
             let quiet = match &c.quiet {
                 Quiet::Never => false,
-                Quiet::IfToolDocumentsBound => k.surface.get(&r).is_some_and(|reach| {
-                    reach
-                        .tools
-                        .iter()
-                        .any(|t| documents_bound(&k.tools[*t].def))
-                }),
+                Quiet::IfFieldDocumentsBound(key, numbers) => {
+                    reaching_tool_documents_bound(k, r)
+                        || k.files.iter().flat_map(|f| &f.structs).any(|s| {
+                            s.fields.iter().any(|f| {
+                                (f.name == *key || f.wire == *key)
+                                    && f.description.as_deref().is_some_and(|d| {
+                                        let d = d.to_ascii_lowercase();
+                                        numbers.iter().any(|n| has_phrase(&d, n))
+                                            && BOUND_WORDS.iter().any(|w| has_phrase(&d, w))
+                                    })
+                            })
+                        })
+                }
+                Quiet::IfToolDocumentsBound => reaching_tool_documents_bound(k, r),
                 Quiet::UnlessRequired(key) => {
                     let reaching: Vec<usize> = k
                         .surface
@@ -196,19 +204,6 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
 /// Does a tool tell the model about a bound on its input: a `maximum` in
 /// the schema, or "at most", "maximum", "capped", "up to" in a description?
 fn documents_bound(t: &ToolDef) -> bool {
-    // Phrases, matched on word boundaries ("max" but not "maximize").
-    const WORDS: &[&str] = &[
-        "max",
-        "max.",
-        "maximum",
-        "at most",
-        "up to",
-        "capped",
-        "clamped",
-        "limited to",
-        "no more than",
-        "between",
-    ];
     fn texts(n: &Node, out: &mut Vec<String>, bound: &mut bool, depth: usize) {
         if depth > crate::syntax::MAX_DEPTH {
             return;
@@ -241,17 +236,45 @@ fn documents_bound(t: &ToolDef) -> bool {
     if let Some(s) = &t.input_schema {
         texts(s, &mut all, &mut bound, 0);
     }
-    let has_phrase = |text: &str, w: &str| {
-        text.match_indices(w).any(|(i, _)| {
-            let before = text[..i].chars().next_back();
-            let after = text[i + w.len()..].chars().next();
-            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-        })
-    };
     bound
         || all
             .iter()
-            .any(|text| WORDS.iter().any(|w| has_phrase(text, w)))
+            .any(|text| BOUND_WORDS.iter().any(|w| has_phrase(text, w)))
+}
+
+/// Words that state a bound, matched on word boundaries ("max" but not
+/// "maximize").
+const BOUND_WORDS: &[&str] = &[
+    "max",
+    "max.",
+    "maximum",
+    "at most",
+    "up to",
+    "cap",
+    "capped",
+    "clamped",
+    "limited to",
+    "no more than",
+    "between",
+];
+
+/// Does `text` hold `w` between non-alphanumeric characters?
+fn has_phrase(text: &str, w: &str) -> bool {
+    text.match_indices(w).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + w.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Does a tool whose handler reaches `f` document a bound?
+fn reaching_tool_documents_bound(k: &Unit, f: FnRef) -> bool {
+    k.surface.get(&f).is_some_and(|reach| {
+        reach
+            .tools
+            .iter()
+            .any(|t| documents_bound(&k.tools[*t].def))
+    })
 }
 
 /// Does a tool's input schema declare `key`?

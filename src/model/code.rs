@@ -335,6 +335,10 @@ pub enum Quiet {
     /// A tool whose handler reaches it documents a bound (`maximum`, "at
     /// most", "capped") in its description or schema: the model was told.
     IfToolDocumentsBound,
+    /// The argument (`limit`) is a field whose doc comment, the schema
+    /// description the model reads, states the bound with one of these
+    /// numbers (`/// Maximum number of items (default: 10, max: 100).`).
+    IfFieldDocumentsBound(String, Vec<String>),
     /// A function that calls it marks the truncation in the output.
     IfCallerMarksTruncation,
     /// Unless the tools that reach it (or, when none is known, the crate's

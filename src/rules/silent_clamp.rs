@@ -58,8 +58,17 @@ impl Rule for SilentClamp {
                 .help(format!(
                     "state the bound in the tool's schema (`maximum`) or description, or say in the result that `{arg}` was changed and to what; or reject values out of range"
                 ));
+            let numbers: Vec<String> = bounds
+                .iter()
+                .filter(|b| b.text.chars().all(|c| c.is_ascii_digit() || c == '_'))
+                .map(|b| b.text.replace('_', ""))
+                .collect();
             let mut c = f.candidate(diag, Need::Args(mask));
-            c.quiet = Quiet::IfToolDocumentsBound;
+            c.quiet = if numbers.is_empty() {
+                Quiet::IfToolDocumentsBound
+            } else {
+                Quiet::IfFieldDocumentsBound(arg.clone(), numbers)
+            };
             out.push(c);
         }
     }

@@ -1440,9 +1440,9 @@ impl<'t, 's> Flow<'t, 's> {
                     return (m != 0).then_some((m, key));
                 }
                 "call_expression" => {
-                    let (name, recv) = ts::callee(n, src)?;
+                    let (name, recv) = ts::callee_ref(n, src)?;
                     let recv = recv?;
-                    match name.as_str() {
+                    match name {
                         "get" => {
                             let args = ts::call_args(n);
                             let [k] = args.as_slice() else { return None };
@@ -1492,36 +1492,18 @@ impl<'t, 's> Flow<'t, 's> {
                         0
                     };
                 }
-                "call_expression" => match ts::callee(n, self.src) {
-                    Some((name, Some(recv)))
-                        if matches!(
-                            name.as_str(),
-                            "unwrap"
-                                | "unwrap_or_default"
-                                | "as_object"
-                                | "as_object_mut"
-                                | "cloned"
-                                | "expect"
-                                | "unwrap_or"
-                                | "unwrap_or_else"
-                                | "ok_or"
-                                | "ok_or_else"
-                                | "as_mut"
-                                | "take"
-                                | "as_deref"
-                                | "context"
-                                | "with_context"
-                                | "map_err"
-                                | "clone"
-                        ) =>
-                    {
-                        n = recv
-                    }
+                "call_expression" => match ts::callee_ref(n, self.src) {
+                    Some((
+                        "unwrap" | "unwrap_or_default" | "as_object" | "as_object_mut" | "cloned"
+                        | "expect" | "unwrap_or" | "unwrap_or_else" | "ok_or" | "ok_or_else"
+                        | "as_mut" | "take" | "as_deref" | "context" | "with_context" | "map_err"
+                        | "clone",
+                        Some(recv),
+                    )) => n = recv,
                     // The same object as a `Value`: `serde_json::to_value(&args)`,
                     // `Value::Object(args)`.
                     Some((name, None))
-                        if matches!(name.as_str(), "to_value" | "Object")
-                            && ts::call_args(n).len() == 1 =>
+                        if matches!(name, "to_value" | "Object") && ts::call_args(n).len() == 1 =>
                     {
                         n = ts::call_args(n)[0]
                     }
@@ -2168,14 +2150,16 @@ impl<'t, 's> Flow<'t, 's> {
     /// `{"type": "null"}`, which is not an object.
     fn builder_tool(&mut self, n: TsNode<'t>) {
         let src = self.src;
-        // Only the top of a chain.
-        if n.parent().is_some_and(|p| p.kind() == "field_expression") {
+        // Only the top of a chain of method calls.
+        if n.parent().is_some_and(|p| p.kind() == "field_expression")
+            || field(n, "function").is_none_or(|f| f.kind() != "field_expression")
+        {
             return;
         }
         let mut methods = Vec::new();
         let mut cur = n;
-        let root = loop {
-            let Some((name, recv)) = ts::callee(cur, src) else {
+        let (ctor, root) = loop {
+            let Some((name, recv)) = ts::callee_ref(cur, src) else {
                 return;
             };
             match recv {
@@ -2187,9 +2171,7 @@ impl<'t, 's> Flow<'t, 's> {
                 None => break (name, cur),
             }
         };
-        let (ctor, root) = root;
-        if methods.is_empty()
-            || !matches!(ctor.as_str(), "new" | "builder")
+        if !matches!(ctor, "new" | "builder")
             || !ts::callee_path(root, src).is_some_and(|p| type_name(p).contains("Tool"))
         {
             return;
@@ -2204,7 +2186,7 @@ impl<'t, 's> Flow<'t, 's> {
         let mut input = None;
         for (m, call) in &methods {
             let margs = ts::call_args(*call);
-            match m.as_str() {
+            match *m {
                 "description" | "with_description" => {
                     description = margs
                         .first()

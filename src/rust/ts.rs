@@ -274,16 +274,21 @@ pub fn macro_body(m: TsNode) -> Option<TsNode> {
 /// The called name of a call: `f(..)` → `f`, `a::f(..)` → `f`,
 /// `x.f(..)` → `f`, `f::<T>(..)` → `f`; and the receiver of a method call.
 pub fn callee<'t>(call: TsNode<'t>, src: &str) -> Option<(String, Option<TsNode<'t>>)> {
+    callee_ref(call, src).map(|(n, r)| (n.to_string(), r))
+}
+
+/// [`callee`] without allocating: for paths taken on every call.
+pub fn callee_ref<'t, 's>(call: TsNode<'t>, src: &'s str) -> Option<(&'s str, Option<TsNode<'t>>)> {
     let mut f = field(call, "function")?;
     if f.kind() == "generic_function" {
         f = field(f, "function")?;
     }
     match f.kind() {
-        "identifier" => Some((text(f, src).to_string(), None)),
-        "scoped_identifier" => Some((text(field(f, "name")?, src).to_string(), None)),
+        "identifier" => Some((text(f, src), None)),
+        "scoped_identifier" => Some((text(field(f, "name")?, src), None)),
         "field_expression" => {
             let name = field(f, "field")?;
-            Some((text(name, src).to_string(), field(f, "value")))
+            Some((text(name, src), field(f, "value")))
         }
         _ => None,
     }
@@ -335,13 +340,12 @@ pub fn peel<'t>(mut n: TsNode<'t>, src: &str) -> TsNode<'t> {
         let next = match n.kind() {
             "reference_expression" => field(n, "value"),
             "parenthesized_expression" | "try_expression" | "await_expression" => n.named_child(0),
-            "call_expression" => match callee(n, src) {
+            "call_expression" => match callee_ref(n, src) {
                 Some((name, Some(recv)))
-                    if call_args(n).is_empty()
-                        && matches!(
-                            name.as_str(),
-                            "clone" | "to_string" | "to_owned" | "as_str" | "into" | "as_ref"
-                        ) =>
+                    if matches!(
+                        name,
+                        "clone" | "to_string" | "to_owned" | "as_str" | "into" | "as_ref"
+                    ) && call_args(n).is_empty() =>
                 {
                     Some(recv)
                 }
