@@ -1185,6 +1185,9 @@ pub struct Flow<'t, 's> {
     item_only: bool,
     /// How many `vec!` bodies deep this flow was parsed from.
     reparse_depth: usize,
+    /// Calls already seen as links of a method chain (visited outermost
+    /// first), so a chain is read once, from its top.
+    chain_links: std::collections::HashSet<usize>,
     /// `x.f` nodes that are the function of a call (`x.f()`): methods, not
     /// field reads.
     method_fields: std::collections::HashSet<usize>,
@@ -1226,6 +1229,7 @@ impl<'t, 's> Flow<'t, 's> {
             returns: Vec::new(),
             item_only,
             reparse_depth: 0,
+            chain_links: Default::default(),
             method_fields: Default::default(),
             else_ifs: Default::default(),
             checked_fields: Vec::new(),
@@ -2150,9 +2154,10 @@ impl<'t, 's> Flow<'t, 's> {
     /// `{"type": "null"}`, which is not an object.
     fn builder_tool(&mut self, n: TsNode<'t>) {
         let src = self.src;
-        // Only the top of a chain of method calls.
-        if n.parent().is_some_and(|p| p.kind() == "field_expression")
-            || field(n, "function").is_none_or(|f| f.kind() != "field_expression")
+        // Only the top of a chain of method calls (the walk visits it
+        // before the calls it is made of).
+        if field(n, "function").is_none_or(|f| f.kind() != "field_expression")
+            || self.chain_links.remove(&n.id())
         {
             return;
         }
@@ -2166,6 +2171,10 @@ impl<'t, 's> Flow<'t, 's> {
                 Some(r) if r.kind() == "call_expression" && methods.len() < 32 => {
                     methods.push((name, cur));
                     cur = r;
+                    // A link that is itself a method call is visited later.
+                    if field(r, "function").is_some_and(|f| f.kind() == "field_expression") {
+                        self.chain_links.insert(r.id());
+                    }
                 }
                 Some(_) => return,
                 None => break (name, cur),
