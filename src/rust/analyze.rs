@@ -1298,7 +1298,12 @@ impl<'t, 's> Flow<'t, 's> {
         let mut names = Vec::new();
         bindings(pat, self.src, &mut names, 0);
         // `let updates = args["updates"]`, `let Some(updates) = args.get("updates")`.
-        let nested = self.nested_of(value);
+        // A key is a string literal: most bindings have none.
+        let nested = if text(value, self.src).contains('"') {
+            self.nested_of(value)
+        } else {
+            None
+        };
         let single =
             matches!(pat.kind(), "identifier" | "tuple_struct_pattern") && names.len() == 1;
         for (n, _) in &names {
