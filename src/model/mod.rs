@@ -4,6 +4,7 @@
 
 pub mod code;
 pub mod condition;
+pub mod words;
 
 use std::fmt;
 use std::sync::Arc;

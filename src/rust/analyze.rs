@@ -538,11 +538,11 @@ impl<'a> Analyzer<'a> {
             .strings
             .iter()
             .filter_map(|n| ts::string_value(*n, src))
-            .any(|s| crate::rules::code::mentions_truncation(&s, self.cx.truncation_markers))
+            .any(|s| crate::model::words::mentions_truncation(&s, self.cx.truncation_markers))
             || flow
                 .field_reads
                 .iter()
-                .any(|f| crate::rules::code::truncation_field(f));
+                .any(|f| crate::model::words::truncation_field(f));
         self.facts
             .field_reads
             .extend(std::mem::take(&mut flow.field_reads));

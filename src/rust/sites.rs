@@ -14,7 +14,7 @@ use crate::model::code::{
     ArgsUse, Bound, BoundKind, CutHow, FnFact, Literal, Outcome, SelectForm, Site, SiteKind,
     ValueRef,
 };
-use crate::rules::code::mentions_limit;
+use crate::model::words::mentions_limit;
 use crate::source::Span;
 
 /// What the site finder sees of one function.
@@ -180,11 +180,11 @@ impl<'t> FnSites<'_, 't, '_> {
             let fallback = match first {
                 Some(a) if is_error_exit(*a, src) => Outcome::ErrorExit,
                 Some(a) if name == "unwrap_or" => {
-                    Outcome::Default(format!("`{}`", crate::rules::code::snippet(text(*a, src))))
+                    Outcome::Default(format!("`{}`", crate::model::words::snippet(text(*a, src))))
                 }
                 Some(a) => Outcome::Default(format!(
                     "what `{}` returns",
-                    crate::rules::code::snippet(text(*a, src))
+                    crate::model::words::snippet(text(*a, src))
                 )),
                 None => Outcome::Default("the type's default".to_string()),
             };
@@ -1027,7 +1027,7 @@ fn default_value_at(n: TsNode, src: &str, depth: usize) -> Option<String> {
         "struct_expression" => constant_struct(n, src, depth),
         _ => false,
     };
-    yes.then(|| crate::rules::code::snippet(text(n, src)))
+    yes.then(|| crate::model::words::snippet(text(n, src)))
 }
 
 /// A struct literal whose fields are all fixed values (`..Default::default()`

@@ -316,7 +316,7 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
     }
 }
 
-pub use crate::rules::code::is_const_name;
+pub use crate::model::words::is_const_name;
 
 /// `format!("{}:{}", a, b)`: the template and its holes.
 pub fn format_expr(m: TsNode, src: &str) -> ValueExpr {

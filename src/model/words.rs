@@ -1,0 +1,179 @@
+//! Words shared by the front-ends and the rules on code (M2, M3), in any
+//! language: what a message shows of a value, which words mark a
+//! truncation or a limit, which names are settings or result collections.
+//! Words only: recognising sites is the front-ends' work
+//! (`crate::model::code::Site`), judging them the rules'.
+
+use crate::model::code::ValueRef;
+
+/// The parameter mask of a value the model sent as is (or of any value
+/// under `scope = "all"`); `None` when the rule should skip it.
+pub fn requested(all: bool, v: &ValueRef) -> Option<u64> {
+    (all || (v.mask != 0 && v.direct)).then_some(v.mask)
+}
+
+/// A short one-line rendering of code for a message.
+pub fn snippet(code: &str) -> String {
+    let t: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    if t.chars().count() > 60 {
+        let cut: String = t.chars().take(57).collect();
+        format!("{cut}…")
+    } else {
+        t
+    }
+}
+
+/// A value that names a tool or method (`request.name`, `tool_name`): a
+/// catch-all over it is a dispatcher's "unknown tool" path, not a default.
+pub fn names_a_tool(code: &str) -> bool {
+    code.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+        w.eq_ignore_ascii_case("name")
+            || w.eq_ignore_ascii_case("tool")
+            || w.eq_ignore_ascii_case("method")
+    })
+}
+
+/// A name written as a constant (`MAX_RESULTS`, `LIMIT2`).
+pub fn is_const_name(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Does a string in the output tell the model that something was cut?
+/// `extra` are the project's own markers (`[options] truncation-markers`).
+pub fn mentions_truncation(s: &str, extra: &[String]) -> bool {
+    const MARKERS: &[&str] = &[
+        "truncat",
+        "…",
+        "...",
+        " more",
+        "omitted",
+        "elided",
+        "not shown",
+        "cut off",
+        "clipped",
+        "remaining",
+        "exceed",
+        "too long",
+        "too large",
+        "showing first",
+        "showing up to",
+        "[cut",
+        "limit reached",
+        "was cut",
+        "shortened",
+    ];
+    let lower = s.to_lowercase();
+    MARKERS.iter().any(|m| lower.contains(m))
+        || extra.iter().any(|m| lower.contains(&m.to_lowercase()))
+}
+
+/// A field that carries "there was more" in a structured result.
+pub fn truncation_field(name: &str) -> bool {
+    matches!(
+        name,
+        "truncated"
+            | "is_truncated"
+            | "was_truncated"
+            | "has_more"
+            | "omitted"
+            | "next_cursor"
+            | "nextCursor"
+            | "remaining"
+            | "total_count"
+            | "iteration_limit_reached"
+    )
+}
+
+/// Does a string say that a value was limited (a reported clamp)?
+pub fn mentions_limit(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "clamp",
+        "capped",
+        "limited to",
+        "at most",
+        "maximum",
+        "reduced to",
+        "adjusted",
+        "exceed",
+        "too large",
+        "too many",
+        "lowered",
+        "raised to",
+    ];
+    let lower = s.to_lowercase();
+    WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// Option values that stand for "everything" or "the default": a branch
+/// for every other value is the normal case, not a fallback.
+pub fn wildcard_literal(lit: &str) -> bool {
+    matches!(
+        lit.trim_matches('"').to_ascii_lowercase().as_str(),
+        "*" | "all" | "any" | "none" | "" | "default" | "auto" | "*.*" | "." | "-"
+    )
+}
+
+/// A string default that is itself a message to the model (`"No text
+/// provided"`): the model sees it, so the default is not silent.
+pub fn reads_as_diagnostic(default: &str) -> bool {
+    let d = default.to_ascii_lowercase();
+    [
+        "no ",
+        "not provided",
+        "missing",
+        "unknown",
+        "invalid",
+        "error",
+        "please provide",
+        "required",
+    ]
+    .iter()
+    .any(|w| d.contains(w))
+}
+
+/// Names of settings that change how fast or how often, not what: capping
+/// them never makes a result look like more than it is.
+pub fn throughput_setting(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "concurren",
+        "worker",
+        "thread",
+        "parallel",
+        "yield",
+        "poll",
+        "batch",
+        "interval",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+/// Names of collections of results (search hits, matches): keeping the
+/// first N is what a search returns, not a cut of its output.
+pub fn result_collection(name: &str) -> bool {
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::to_ascii_lowercase)
+        .any(|w| {
+            matches!(
+                w.as_str(),
+                "results"
+                    | "hits"
+                    | "matches"
+                    | "items"
+                    | "entries"
+                    | "candidates"
+                    | "scores"
+                    | "scored"
+                    | "ranked"
+                    | "docs"
+                    | "documents"
+                    | "rows"
+                    | "suggestions"
+                    | "paths"
+                    | "files"
+            )
+        })
+}
