@@ -635,6 +635,22 @@ fn a_bridge_building_server_colon_tool_ids_gets_n101_at_the_format_and_the_id_fi
 }
 
 #[test]
+fn the_same_bridge_through_a_sanitiser_gets_no_n101() {
+    let sanitised = BRIDGE_IDS
+        .replace(
+            "let id = format!(\"{}:{}\", server, t.name);",
+            "let id = sanitize(&format!(\"{}:{}\", server, t.name));",
+        )
+        .replace(
+            "pub fn tools_for_model(",
+            "fn sanitize(s: &str) -> String {\n    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()\n}\n\npub fn tools_for_model(",
+        );
+    assert!(sanitised.contains("sanitize(&format!"), "{sanitised}");
+    let dir = crate_with(&[("src/lib.rs", &sanitised)]);
+    assert_eq!(findings(dir.path(), &["N"]), Vec::new());
+}
+
+#[test]
 fn a_toml_manifest_is_read_with_exact_positions() {
     let dir = super::util::write_tree(&[(
         "agent/tools.toml",
