@@ -625,14 +625,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                     input_schema,
                     schema_file,
                     schema_derived: derived,
-                    handler: handler.map(|h| {
-                        let fact = &files[h.file].fns[h.index];
-                        Handler {
-                            file: Arc::clone(&files[h.file].file),
-                            span: fact.name_span,
-                            name: fact.name.clone(),
-                        }
-                    }),
+                    handler: handler.map(|h| handler_info(&files, h)),
                     cfg: decl.cfg.clone(),
                     intake: None,
                     strict: decl.strict,
@@ -886,14 +879,7 @@ fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Ve
                     input_schema: None,
                     schema_file: Arc::clone(&file),
                     schema_derived: false,
-                    handler: handler.map(|h| {
-                        let fact = &files[h.file].fns[h.index];
-                        Handler {
-                            file: Arc::clone(&files[h.file].file),
-                            span: fact.name_span,
-                            name: fact.name.clone(),
-                        }
-                    }),
+                    handler: handler.map(|h| handler_info(files, h)),
                     cfg: None,
                     intake: None,
                     strict: None,
@@ -911,6 +897,16 @@ fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Ve
                 args_site,
             });
         }
+    }
+}
+
+/// What a tool's listing shows of its handler.
+fn handler_info(files: &[FileFacts], h: FnRef) -> Handler {
+    let fact = &files[h.file].fns[h.index];
+    Handler {
+        file: Arc::clone(&files[h.file].file),
+        span: fact.name_span,
+        name: fact.name.clone(),
     }
 }
 
