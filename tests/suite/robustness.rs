@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use toolaudit::extract::manifest;
 use toolaudit::rules::{Context, REGISTRY};
 use toolaudit::source::SourceFile;
-use toolaudit::syntax::{json, yaml};
+use toolaudit::syntax::{json, toml, yaml};
 use toolaudit::targets::TARGETS;
 
 /// JSON-ish text built from the tokens tool manifests are made of.
@@ -178,6 +178,30 @@ proptest! {
     }
 
     #[test]
+    fn toml_parser_never_panics(text in "\\PC*") {
+        let _ = toml::parse(&text);
+    }
+
+    /// TOML tool tables with schemas as tables or as JSON text in strings,
+    /// checked by every rule: spans stay inside the file.
+    #[test]
+    fn tomlish_input_never_panics_anywhere(
+        name in "[a-z._:/ -]{0,12}",
+        schema in schemaish(),
+        literal in any::<bool>(),
+    ) {
+        let quoted = if literal {
+            format!("'''\n{schema}\n'''")
+        } else {
+            format!("\"{}\"", schema.replace('\\', "\\\\").replace('"', "\\\""))
+        };
+        let text = format!("[[tools]]\nname = \"{name}\"\ndescription = \"d\"\ninput_schema = {quoted}\n");
+        if let Ok(Some(doc)) = toml::parse(&text) {
+            check_all(&text, &[doc]);
+        }
+    }
+
+    #[test]
     fn jsonish_input_never_panics_anywhere(text in jsonish()) {
         if let Ok(doc) = json::parse(&text) {
             let docs: Vec<_> = doc.into_iter().collect();
@@ -205,6 +229,37 @@ proptest! {
         ]}).to_string();
         let docs: Vec<_> = json::parse(&text).unwrap().into_iter().collect();
         check_all(&text, &docs);
+    }
+}
+
+/// Deeply nested TOML (arrays, inline tables, dotted keys) is refused with a
+/// message, not a stack overflow.
+#[test]
+fn deeply_nested_toml_is_refused_with_a_message() {
+    let n = 100_000;
+    let dir = super::util::write_tree(&[
+        (
+            "arrays.toml",
+            &format!("a = {}{}\n", "[".repeat(n), "]".repeat(n)),
+        ),
+        (
+            "tables.toml",
+            &format!("a = {}1{}\n", "{b = ".repeat(n), "}".repeat(n)),
+        ),
+        ("keys.toml", &format!("a{} = 1\n", ".a".repeat(n))),
+    ]);
+    let out = super::util::bin()
+        .timeout(std::time::Duration::from_secs(120))
+        .args(["scan", "--no-config", "--color", "never"])
+        .arg(dir.path())
+        .assert()
+        .code(0);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    for f in ["arrays.toml", "tables.toml", "keys.toml"] {
+        assert!(
+            stderr.contains(f) && stderr.contains("invalid TOML"),
+            "{f}: {stderr}"
+        );
     }
 }
 
