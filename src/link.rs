@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::model::code::{Candidate, FileFacts, FnFact, KeyRead, Need, Quiet, StructFact};
+use crate::model::words::{has_phrase, states_bound};
 use crate::model::{Diagnostic, ToolDef};
 use crate::source::{SourceFile, Span};
 use crate::syntax::{Node, NodeKind};
@@ -162,7 +163,7 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
                                     && f.description.as_deref().is_some_and(|d| {
                                         let d = d.to_ascii_lowercase();
                                         numbers.iter().any(|n| has_phrase(&d, n))
-                                            && BOUND_WORDS.iter().any(|w| has_phrase(&d, w))
+                                            && states_bound(&d)
                                     })
                             })
                         })
@@ -236,35 +237,7 @@ fn documents_bound(t: &ToolDef) -> bool {
     if let Some(s) = &t.input_schema {
         texts(s, &mut all, &mut bound, 0);
     }
-    bound
-        || all
-            .iter()
-            .any(|text| BOUND_WORDS.iter().any(|w| has_phrase(text, w)))
-}
-
-/// Words that state a bound, matched on word boundaries ("max" but not
-/// "maximize").
-const BOUND_WORDS: &[&str] = &[
-    "max",
-    "max.",
-    "maximum",
-    "at most",
-    "up to",
-    "cap",
-    "capped",
-    "clamped",
-    "limited to",
-    "no more than",
-    "between",
-];
-
-/// Does `text` hold `w` between non-alphanumeric characters?
-fn has_phrase(text: &str, w: &str) -> bool {
-    text.match_indices(w).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + w.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+    bound || all.iter().any(|text| states_bound(text))
 }
 
 /// Does a tool whose handler reaches `f` document a bound?

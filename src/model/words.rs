@@ -65,8 +65,7 @@ pub fn mentions_truncation(s: &str, extra: &[String]) -> bool {
         "shortened",
     ];
     let lower = s.to_lowercase();
-    MARKERS.iter().any(|m| lower.contains(m))
-        || extra.iter().any(|m| lower.contains(&m.to_lowercase()))
+    contains_any(&lower, MARKERS) || extra.iter().any(|m| lower.contains(&m.to_lowercase()))
 }
 
 /// A field that carries "there was more" in a structured result.
@@ -102,8 +101,58 @@ pub fn mentions_limit(s: &str) -> bool {
         "lowered",
         "raised to",
     ];
-    let lower = s.to_lowercase();
-    WORDS.iter().any(|w| lower.contains(w))
+    contains_any(&s.to_lowercase(), WORDS)
+}
+
+/// Does a string say that a value was not recognised (`"Unknown format
+/// type. Use: date, number"`, `"unsupported mode"`)?
+pub fn says_unrecognised(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "unknown",
+        "unsupported",
+        "not supported",
+        "unrecognized",
+        "unrecognised",
+        "invalid",
+        "one of",
+        "valid values",
+        "use:",
+    ];
+    contains_any(&s.to_lowercase(), WORDS)
+}
+
+/// Words that state a bound, matched on word boundaries ("max" but not
+/// "maximize").
+pub const BOUND_WORDS: &[&str] = &[
+    "max",
+    "max.",
+    "maximum",
+    "at most",
+    "up to",
+    "cap",
+    "capped",
+    "clamped",
+    "limited to",
+    "no more than",
+    "between",
+];
+
+/// Does a (lower-case) text state a bound in one of [`BOUND_WORDS`]?
+pub fn states_bound(text: &str) -> bool {
+    BOUND_WORDS.iter().any(|w| has_phrase(text, w))
+}
+
+/// Does `text` hold `w` between non-alphanumeric characters?
+pub fn has_phrase(text: &str, w: &str) -> bool {
+    text.match_indices(w).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + w.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+fn contains_any(lower: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| lower.contains(w))
 }
 
 /// Option values that stand for "everything" or "the default": a branch

@@ -19,11 +19,11 @@ use crate::rules::{Context, RuleEntry};
 use crate::source::{SourceFile, Span};
 use crate::syntax::{Node, NodeKind};
 
-/// Field names that hold a tool's input schema in struct literals.
 /// Words in the name of a type whose literals declare tools (`Tool`,
 /// `FunctionDefinition`, `ToolSpec`, `Spec`).
 const TOOL_TYPE_WORDS: &[&str] = &["Tool", "Function", "Definition", "Spec", "Declaration"];
 
+/// Field names that hold a tool's input schema in struct literals.
 const SCHEMA_FIELDS: &[&str] = &[
     "input_schema",
     "inputSchema",
@@ -556,14 +556,9 @@ impl<'a> Analyzer<'a> {
             self.facts
                 .checked_fields
                 .extend(std::mem::take(&mut flow.checked_fields));
-            for (tool, (span, names_tool), callees) in std::mem::take(&mut flow.dispatch) {
-                self.facts.dispatch.push(Dispatch {
-                    tool,
-                    span,
-                    names_tool,
-                    fn_index: index,
-                    callees,
-                });
+            for mut d in std::mem::take(&mut flow.dispatch) {
+                d.fn_index = index;
+                self.facts.dispatch.push(d);
             }
             flow.map_tools();
             self.take_tools(&mut flow, fact.cfg.clone(), impl_id);
@@ -1174,9 +1169,8 @@ pub struct Flow<'t, 's> {
     field_reads: std::collections::BTreeSet<String>,
     ignored_fields: Vec<(String, Span)>,
     tools: Vec<ToolDecl>,
-    /// Name dispatch arms: the name, where it is written and whether the
-    /// arm is keyed by a tool and hands the arguments on, the callees.
-    dispatch: Vec<(String, (Span, bool), Vec<String>)>,
+    /// Name dispatch arms (their function is set when the flow is done).
+    dispatch: Vec<Dispatch>,
     /// `obj.insert("name", json!(name))`: (receiver, key, value, call).
     map_inserts: Vec<(String, String, TsNode<'t>, Span)>,
     registrations: Vec<Registration>,
@@ -1256,7 +1250,7 @@ impl<'t, 's> Flow<'t, 's> {
                 f.direct.insert(name.to_string());
                 if ["Parameters<", "Json<"]
                     .iter()
-                    .any(|w| p.ty.trim_start_matches('&').starts_with(w))
+                    .any(|w| values::owned_type(&p.ty).starts_with(w))
                 {
                     f.typed_args.insert(name.to_string());
                 }
@@ -2147,12 +2141,6 @@ impl<'t, 's> Flow<'t, 's> {
         self.field_reads.extend(reads);
     }
 
-    /// A tool declared by position, whatever the function or macro is
-    /// called: a name, a description, a schema literal and a handler
-    /// (`tool!("place", "Place parts", json!({..}), |args, ctx| place(args, ctx))`,
-    /// `registry.add("grep", json!({..}), grep)`). A name and a schema
-    /// literal (`"type": "object"` or `properties`) are needed, and a
-    /// description or a handler; `Tool::new` is read by [`Self::tool_new`].
     /// A builder chain: `ToolBuilder::new("get_summary").description("..")
     /// .handler(|input: SummaryArgs| ..)` (tower-mcp and its kind). The
     /// schema is derived from the handler closure's input type; `()` is
@@ -2250,7 +2238,7 @@ impl<'t, 's> Flow<'t, 's> {
                     at,
                 ))
             } else {
-                let t = type_name(text(ty, src).trim_start_matches('&')).to_string();
+                let t = type_name(values::owned_type(text(ty, src))).to_string();
                 d.args_type = Some((t.clone(), at));
                 SchemaExpr::Type(t, at)
             })
@@ -2258,6 +2246,12 @@ impl<'t, 's> Flow<'t, 's> {
         self.tools.push(d);
     }
 
+    /// A tool declared by position, whatever the function or macro is
+    /// called: a name, a description, a schema literal and a handler
+    /// (`tool!("place", "Place parts", json!({..}), |args, ctx| place(args, ctx))`,
+    /// `registry.add("grep", json!({..}), grep)`). A name and a schema
+    /// literal (`"type": "object"` or `properties`) are needed, and a
+    /// description or a handler; `Tool::new` is read by [`Self::tool_new`].
     fn positional_tool(&mut self, n: TsNode<'t>) {
         let src = self.src;
         // Most calls do not start with a string literal: look before
@@ -2320,8 +2314,13 @@ impl<'t, 's> Flow<'t, 's> {
         d.schema = Some(SchemaExpr::Json(schema));
         self.tools.push(d);
         if let Some(h) = handler {
-            self.dispatch
-                .push((name, (ts::span(*first), true), vec![h]));
+            self.dispatch.push(Dispatch {
+                tool: name,
+                span: ts::span(*first),
+                names_tool: true,
+                fn_index: 0,
+                callees: vec![h],
+            });
         }
     }
 
@@ -2449,20 +2448,16 @@ impl<'t, 's> Flow<'t, 's> {
         // schema_for!(T) }`): a tool when it is tool-like and documented,
         // with a schema; many records have an `id` and a description.
         let description = description.or(summary);
-        let name = name.or_else(|| {
-            id.filter(|_| {
-                tool_like
-                    && description.is_some()
-                    && schema.is_some_and(|s| {
-                        values::schema_expr(s, src, &self.locals).is_some()
-                            || !matches!(ts::peel(s, src).kind(), "identifier")
-                    })
-            })
-        });
+        let by_id = name.is_none();
+        let name = name.or_else(|| id.filter(|_| description.is_some()));
         let (Some(name), Some(schema_node)) = (name, schema) else {
             return;
         };
         if !tool_like {
+            return;
+        }
+        let resolved = values::schema_expr(schema_node, src, &self.locals);
+        if by_id && resolved.is_none() && ts::peel(schema_node, src).kind() == "identifier" {
             return;
         }
         let desc_value = description.map(|d| {
@@ -2484,7 +2479,7 @@ impl<'t, 's> Flow<'t, 's> {
                 ToolFormat::Rust,
             );
             d.description = desc_value;
-            d.schema = values::schema_expr(schema_node, src, &self.locals);
+            d.schema = resolved;
             d.schema_site = Some(ts::span(schema_node));
             d.strict = strict;
             d
@@ -2648,8 +2643,14 @@ impl<'t, 's> Flow<'t, 's> {
                 callees.push(name);
                 hands_whole = ts::call_args(call).iter().any(|a| self.root_mask(*a) != 0);
             }
-            for (name, span) in names {
-                arms.push((name, (span, keyed_by_tool && hands_whole), callees.clone()));
+            for (tool, span) in names {
+                arms.push(Dispatch {
+                    tool,
+                    span,
+                    names_tool: keyed_by_tool && hands_whole,
+                    fn_index: 0,
+                    callees: callees.clone(),
+                });
             }
         }
         if arms.len() >= 2 && hands >= looks {

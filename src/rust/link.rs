@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::analyze::{CALL_METHODS, SCHEMA_METHODS, synth};
-use super::values::type_name;
+use super::values::{owned_type, type_name};
 use crate::link::{CodeTool, FnRef, Reach, Unit};
 use crate::model::code::*;
 use crate::model::{Handler, Intake, Label, NameAlternative, SchemaKind, Spanned, ToolDef};
@@ -523,34 +523,22 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                         .flatten()
                 });
             let args_decl = decl.args_type.as_ref().map(|(t, s)| (t.clone(), fi, *s));
-            // A dispatcher deserialises each tool's arguments in its own
-            // arm: its first type is not every tool's.
-            let args_from_handler = handler.filter(|h| !dispatches(&files[h.file], h.index));
-            let args_from_handler = args_from_handler.and_then(|h| {
-                let fact = &files[h.file].fns[h.index];
-                fact.deserializes
-                    .first()
-                    .map(|(t, s, _)| (t.clone(), h.file, *s))
-            });
+            let args_from_handler = handler.and_then(|h| handler_args(&files, h));
             // A schema derived from `T` (`schema_for!(T)`) and a handler
             // that takes a `T`: the arguments are a `T`.
             let args_from_schema = match &decl.schema {
                 Some(SchemaExpr::Type(t, span)) => handler
                     .filter(|h| {
-                        files[h.file].fns[h.index].params.iter().any(|p| {
-                            !p.is_self
-                                && type_name(
-                                    p.ty.trim_start_matches('&').trim_start_matches("mut "),
-                                ) == t
-                        })
+                        files[h.file].fns[h.index]
+                            .params
+                            .iter()
+                            .any(|p| !p.is_self && type_name(owned_type(&p.ty)) == t)
                     })
                     .map(|_| (t.clone(), fi, *span)),
                 _ => None,
             };
-            let (args, args_site) = match args_decl.or(args_from_handler).or(args_from_schema) {
-                Some((t, file, span)) => (idx.find_struct(&t, file), Some((file, span))),
-                None => (None, None),
-            };
+            let (args, args_site) =
+                args_struct(&idx, args_decl.or(args_from_handler).or(args_from_schema));
             let file = &f.file;
             let description = decl
                 .description
@@ -855,14 +843,7 @@ fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Ve
                 continue;
             }
             let handler = dispatch_handler(idx, &d.tool);
-            let args = handler
-                .filter(|h| !dispatches(&files[h.file], h.index))
-                .and_then(|h| {
-                    let fact = &files[h.file].fns[h.index];
-                    let (t, s, _) = fact.deserializes.first()?;
-                    Some((idx.find_struct(t, h.file), Some((h.file, *s))))
-                });
-            let (args, args_site) = args.unwrap_or((None, None));
+            let (args, args_site) = args_struct(idx, handler.and_then(|h| handler_args(files, h)));
             let file = Arc::clone(&f.file);
             tools.push(CodeTool {
                 def: ToolDef {
@@ -897,6 +878,29 @@ fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Ve
                 args_site,
             });
         }
+    }
+}
+
+/// The type a handler deserialises the arguments into, and where. A
+/// dispatcher deserialises each tool's arguments in its own arm: its first
+/// type is not every tool's.
+fn handler_args(files: &[FileFacts], h: FnRef) -> Option<(String, usize, Span)> {
+    if dispatches(&files[h.file], h.index) {
+        return None;
+    }
+    let (t, s, _) = files[h.file].fns[h.index].deserializes.first()?;
+    Some((t.clone(), h.file, *s))
+}
+
+/// A tool's argument struct (file, index) and where the code says so.
+type ArgsAt = (Option<(usize, usize)>, Option<(usize, Span)>);
+
+/// The argument struct of a type name found in `file`, with the place that
+/// says so.
+fn args_struct(idx: &Index, found: Option<(String, usize, Span)>) -> ArgsAt {
+    match found {
+        Some((t, file, span)) => (idx.find_struct(&t, file), Some((file, span))),
+        None => (None, None),
     }
 }
 

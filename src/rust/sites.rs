@@ -349,7 +349,7 @@ impl<'t> FnSites<'_, 't, '_> {
 fn into_error(n: TsNode, src: &str) -> bool {
     let errorish = |t: &str| {
         t.split("::")
-            .any(|seg| seg.ends_with("Error") || seg == "Err" || seg == "Error")
+            .any(|seg| seg.ends_with("Error") || seg == "Err")
     };
     let mut cur = n;
     for _ in 0..ts::MAX_DEPTH {
@@ -377,26 +377,12 @@ fn into_error(n: TsNode, src: &str) -> bool {
     false
 }
 
-/// What evaluating `n` as a fallback does.
-/// Does a string in `n` tell the reader the value was not recognised
-/// (`"Unknown format type. Use: date, number"`, `"unsupported mode"`)?
+/// Does a string in `n` tell the reader the value was not recognised?
 fn says_unknown(n: TsNode, src: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "unknown",
-        "unsupported",
-        "not supported",
-        "unrecognized",
-        "unrecognised",
-        "invalid",
-        "one of",
-        "valid values",
-        "use:",
-    ];
     let mut found = false;
     ts::walk(n, &mut |c| {
         if matches!(c.kind(), "string_literal" | "raw_string_literal") {
-            let t = text(c, src).to_ascii_lowercase();
-            found |= WORDS.iter().any(|w| t.contains(w));
+            found |= crate::model::words::says_unrecognised(text(c, src));
         }
         !found
     });
@@ -426,6 +412,7 @@ fn returned(n: TsNode) -> bool {
     }
 }
 
+/// What evaluating `n` as a fallback does.
 fn outcome(n: TsNode, src: &str) -> Outcome {
     if is_error_exit(n, src) {
         Outcome::ErrorExit

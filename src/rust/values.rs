@@ -432,6 +432,11 @@ pub fn turbofish(call: TsNode, src: &str) -> Option<(String, Span)> {
 /// The last path segment of a type, without generics:
 /// `crate::args::ReadArgs` → `ReadArgs`, `Option<String>` → `Option`
 /// (the type inside a wrapper is [`inner_type`]'s job).
+/// A type without its references: `&mut Args` → `Args`.
+pub fn owned_type(ty: &str) -> &str {
+    ty.trim_start_matches('&').trim_start_matches("mut ").trim()
+}
+
 pub fn type_name(ty: &str) -> &str {
     let base = ty.split('<').next().unwrap_or(ty).trim();
     base.rsplit("::").next().unwrap_or(base).trim()

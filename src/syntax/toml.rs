@@ -31,10 +31,7 @@ pub fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
 
 fn table(t: &DeTable, span: Span, text: &str, depth: usize) -> Result<Node, SyntaxError> {
     if depth > MAX_DEPTH {
-        return Err(SyntaxError {
-            offset: span.start,
-            message: format!("nested deeper than {MAX_DEPTH} levels"),
-        });
+        return Err(too_deep(span));
     }
     let mut members = Vec::with_capacity(t.len());
     for (k, v) in t.iter() {
@@ -55,6 +52,13 @@ fn table(t: &DeTable, span: Span, text: &str, depth: usize) -> Result<Node, Synt
         span,
         kind: NodeKind::Object(members),
     })
+}
+
+fn too_deep(at: Span) -> SyntaxError {
+    SyntaxError {
+        offset: at.start,
+        message: format!("nested deeper than {MAX_DEPTH} levels"),
+    }
 }
 
 /// Keys whose string value may hold a JSON Schema as text.
@@ -118,10 +122,7 @@ fn value(v: &Spanned<DeValue>, text: &str, depth: usize) -> Result<Node, SyntaxE
         DeValue::Datetime(d) => NodeKind::String(d.to_string()),
         DeValue::Array(items) => {
             if depth > MAX_DEPTH {
-                return Err(SyntaxError {
-                    offset: span.start,
-                    message: format!("nested deeper than {MAX_DEPTH} levels"),
-                });
+                return Err(too_deep(span));
             }
             NodeKind::Array(
                 items
