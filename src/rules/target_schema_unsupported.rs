@@ -4,6 +4,7 @@
 //! - Arrays without `items`: OpenAI (every mode) and Gemini reject them.
 //! - Gemini `parameters` (an OpenAPI 3.0 subset): fields outside the subset,
 //!   type arrays, non-string enums, `additionalProperties`.
+//! - Anthropic: an `anyOf` branch that is itself an `anyOf`.
 //! - OpenAI strict mode and Anthropic strict tool use: their JSON Schema
 //!   subsets. They apply to tools that opt in with `strict: true`, or to
 //!   every tool when `openai-strict` / `anthropic-strict` is a target.
@@ -142,6 +143,7 @@ impl Rule for TargetSchemaUnsupported {
             || (strict && tool.format == ToolFormat::Anthropic && selected("anthropic"));
         let gemini = tool.schema_kind == SchemaKind::OpenApiSubset
             && (selected("gemini") || selected("portable"));
+        let anthropic = selected("anthropic") || selected("anthropic-strict");
         let need_items: Vec<&str> = ["openai", "openai-strict", "gemini", "portable"]
             .into_iter()
             .filter(|id| selected(id))
@@ -170,6 +172,9 @@ impl Rule for TargetSchemaUnsupported {
                     "OpenAI answers `array schema missing items`, Gemini `items: missing field`, and VS Code drops the tool: the request fails before the model sees any tool",
                     "add `items` with the element schema, e.g. `\"items\": {\"type\": \"string\"}`",
                 );
+            }
+            if anthropic && sub.place == Place::Alternative && sub.keyword == "anyOf" {
+                check_anthropic_nested_any_of(&mut c, node, p);
             }
             if gemini {
                 check_gemini(&mut c, node, p);
@@ -205,6 +210,27 @@ impl Rule for TargetSchemaUnsupported {
             }
         }
     }
+}
+
+/// An `anyOf` branch that is itself an `anyOf`: valid JSON Schema, but the
+/// Anthropic Messages API refuses the tool list (observed 2026-08,
+/// provider-constraints.md §3.2). The usual cause is a nullable union made
+/// by wrapping a union: `anyOf: [{anyOf: [A, B]}, {type: null}]`.
+fn check_anthropic_nested_any_of(c: &mut Checker, node: &Node, p: &str) {
+    let Some(inner) = node.get_member("anyOf") else {
+        return;
+    };
+    c.push(
+        inner.key_span,
+        &format!("{p}/anyOf"),
+        format!(
+            "`anyOf` nested directly in an `anyOf` branch at {}; Anthropic rejects the tool list",
+            Checker::at(p)
+        ),
+        "`anyOf` inside `anyOf`",
+        "the Anthropic Messages API answers 400 `invalid_request_error` for the whole request as soon as this tool is attached, so no tool of the list reaches the model (Claude Code fails every turn)",
+        "flatten the union: list the inner branches in the outer `anyOf`, e.g. `anyOf: [A, B, {\"type\": \"null\"}]`",
+    );
 }
 
 fn check_gemini(c: &mut Checker, node: &Node, p: &str) {
