@@ -174,6 +174,10 @@ pub struct FnFact {
     pub mentions_limit: bool,
     /// The places where a value may be replaced, cut or dropped.
     pub sites: Vec<Site>,
+    /// Maps characters outside a set to `_` (`c.is_ascii_alphanumeric()
+    /// … else { '_' }`, `replace_all("[^a-zA-Z0-9_-]", "_")`): a name
+    /// sanitiser, whose outputs can collide (`a.b` and `a_b`).
+    pub sanitises_names: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -591,6 +595,19 @@ pub enum SiteKind {
         /// body.chars().take(800).collect() })`): the model is told the
         /// call failed, and an error body is not output it asked for.
         into_error: bool,
+    },
+    /// `let name = sanitize(&raw); if seen.contains(&name) { warn!(..) }`:
+    /// a name made by a function whose collision check only logs, so two
+    /// names that sanitise alike are both kept (N102).
+    NameCollision {
+        /// The function that made the name (`sanitize`).
+        sanitiser: String,
+        sanitiser_span: Span,
+        /// The local the name is held in.
+        name: String,
+        /// The function, the sanitised text or the checked collection
+        /// speaks of tools or functions (not file or label names).
+        about_tools: bool,
     },
 }
 

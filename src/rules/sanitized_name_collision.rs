@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 
 use super::{Context, Rule};
+use crate::link::Unit;
+use crate::model::code::SiteKind;
 use crate::model::{Diagnostic, Severity, ToolDef};
 use crate::rules::invalid_tool_name::short;
 
@@ -51,6 +53,63 @@ fn sanitized_forms(name: &str, limit: usize, fold_case: bool) -> Vec<(String, St
 }
 
 impl Rule for SanitizedNameCollision {
+    /// Code that sanitises names itself (`sanitize(&format!("{server}.{tool}"))`)
+    /// and, on a collision of the results, only logs: both tools are kept
+    /// under one name (the later one replaces the earlier, or the list
+    /// holds a duplicate that the provider refuses).
+    fn check_unit(&self, _cx: &Context, k: &Unit, out: &mut Vec<Diagnostic>) {
+        let sanitisers: HashMap<&str, (usize, usize)> = k
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(fi, f)| {
+                f.fns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| g.sanitises_names && !g.is_test)
+                    .map(move |(gi, g)| (g.name.as_str(), (fi, gi)))
+            })
+            .collect();
+        for f in &k.files {
+            for g in &f.fns {
+                for site in &g.sites {
+                    let SiteKind::NameCollision {
+                        sanitiser,
+                        sanitiser_span,
+                        name,
+                        about_tools: true,
+                    } = &site.kind
+                    else {
+                        continue;
+                    };
+                    let Some(&(fi, gi)) = sanitisers.get(sanitiser.as_str()) else {
+                        continue;
+                    };
+                    let def = &k.files[fi];
+                    let def_fn = &def.fns[gi];
+                    out.push(
+                        Diagnostic::new("N102", Severity::Error, &f.file, site.span)
+                            .message(format!(
+                                "tool names made by `{sanitiser}` can collide, and a collision of `{name}` is only logged"
+                            ))
+                            .label("the collision is logged and the tool kept")
+                            .secondary(&f.file, *sanitiser_span, format!("`{name}` is sanitised here"))
+                            .secondary(&def.file, def_fn.name_span, "replaces characters with `_`: distinct names (`a.b`, `a_b`) come out the same")
+                            .note(
+                                "two tools whose names differ only in replaced characters are offered under one \
+                                 name: one silently shadows the other, or the provider rejects the list for a \
+                                 duplicate name; the log is read by no one the model can ask",
+                            )
+                            .help(
+                                "make the name unique when it collides (a numeric or hash suffix) or refuse the \
+                                 second tool with an error the user sees",
+                            ),
+                    );
+                }
+            }
+        }
+    }
+
     fn check_group(&self, cx: &Context, tools: &[&ToolDef], out: &mut Vec<Diagnostic>) {
         let limit = cx
             .targets

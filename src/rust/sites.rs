@@ -35,6 +35,7 @@ pub fn record(src: &str, fact: &mut FnFact, flow: &Flow) {
         f.args_fallbacks(&mut out);
         f.clamps(&mut out);
         f.truncations(&mut out);
+        f.name_collisions(&mut out);
         out
     };
     if sites
@@ -51,6 +52,65 @@ pub fn record(src: &str, fact: &mut FnFact, flow: &Flow) {
 }
 
 impl<'t> FnSites<'_, 't, '_> {
+    /// A collision check on a name made by a call, whose branch only logs.
+    /// Whether the call sanitises is for the rule to decide (the function
+    /// may be in another file).
+    fn name_collisions(&self, out: &mut Vec<Site>) {
+        let src = self.src;
+        for &i in &self.flow.ifs {
+            let (Some(cond), Some(then)) = (field(i, "condition"), field(i, "consequence")) else {
+                continue;
+            };
+            let Some(name) = collision_subject(cond, src) else {
+                continue;
+            };
+            if !logs_only(then, src) {
+                continue;
+            }
+            let made_by = self.flow.calls.iter().find_map(|&c| {
+                if bound_name(c, src).as_deref() != Some(name.as_str()) {
+                    return None;
+                }
+                // `sanitize(&raw).to_string()`: the call under the conversion.
+                let mut c = c;
+                for _ in 0..3 {
+                    let (callee, recv) = ts::callee(c, src)?;
+                    match recv.filter(|r| r.kind() == "call_expression") {
+                        Some(r)
+                            if matches!(
+                                callee.as_str(),
+                                "to_string" | "to_owned" | "into" | "clone" | "to_lowercase"
+                            ) =>
+                        {
+                            c = r
+                        }
+                        _ => return Some((callee, span(c))),
+                    }
+                }
+                None
+            });
+            let Some((sanitiser, sanitiser_span)) = made_by else {
+                continue;
+            };
+            let speaks = |t: &str| {
+                let t = t.to_ascii_lowercase();
+                t.contains("tool") || t.contains("func")
+            };
+            let about_tools = speaks(&self.fact.name)
+                || speaks(text(cond, src))
+                || speaks(&src[sanitiser_span.start..sanitiser_span.end]);
+            out.push(Site {
+                span: span(cond),
+                kind: SiteKind::NameCollision {
+                    sanitiser,
+                    sanitiser_span,
+                    name,
+                    about_tools,
+                },
+            });
+        }
+    }
+
     /// The parameters `n`'s value depends on (`self` excluded).
     fn mask(&self, n: TsNode) -> u64 {
         let self_bit = u64::from(self.fact.params.first().is_some_and(|p| p.is_self));
@@ -518,6 +578,96 @@ const FALLIBLE: &[&str] = &[
     "as_u32",
     "as_i32",
 ];
+
+/// Does a function body map characters outside a set to `_` (or `-`)?
+/// `c.is_ascii_alphanumeric() .. else { '_' }`, `=> '_'`, `push('_')`,
+/// `replace(|c: char| !c.is_alphanumeric(), "_")`, a `[^a-zA-Z0-9_]`
+/// class replaced with `"_"`. A check that only tests characters
+/// (`.all(|c| c.is_alphanumeric() || c == '_')`) is not one.
+pub fn sanitises_names(body: &str) -> bool {
+    let tests_chars = [
+        "is_ascii_alphanumeric",
+        "is_alphanumeric",
+        "[^a-zA-Z0-9",
+        "[^A-Za-z0-9",
+        "[^a-z0-9",
+        "[^\\w",
+    ]
+    .iter()
+    .any(|w| body.contains(w));
+    let squashed: String = body.split_whitespace().collect();
+    let replaces = [
+        "{'_'}",
+        "=>'_'",
+        "push('_')",
+        "{'-'}",
+        "=>'-'",
+        "push('-')",
+        "\"_\")",
+    ]
+    .iter()
+    .any(|w| squashed.contains(w));
+    tests_chars && replaces
+}
+
+/// The log macros: a branch made only of these tells no one but the log.
+const LOG_MACROS: &[&str] = &[
+    "warn", "error", "info", "debug", "trace", "eprintln", "println", "log", "event",
+];
+
+/// Is `block` made only of log macro calls (at least one)?
+fn logs_only(block: TsNode, src: &str) -> bool {
+    let stmts: Vec<TsNode> = ts::named_children(block)
+        .into_iter()
+        .filter(|n| !matches!(n.kind(), "line_comment" | "block_comment"))
+        .collect();
+    !stmts.is_empty()
+        && stmts.iter().all(|s| {
+            let m = if s.kind() == "expression_statement" {
+                s.named_child(0)
+            } else {
+                Some(*s)
+            };
+            m.is_some_and(|m| {
+                m.kind() == "macro_invocation" && LOG_MACROS.contains(&ts::macro_name(m, src))
+            })
+        })
+}
+
+/// The local a collision check is about: `seen.contains(&name)`,
+/// `map.contains_key(&name)`, `!seen.insert(name.clone())`,
+/// `map.insert(name, t).is_some()`, `map.get(&name).is_some()`,
+/// `let Some(_) = map.insert(name, t)`.
+fn collision_subject(cond: TsNode, src: &str) -> Option<String> {
+    let cond = match cond.kind() {
+        "unary_expression" if text(cond, src).starts_with('!') => cond.named_child(0)?,
+        "let_condition" => field(cond, "value")?,
+        _ => cond,
+    };
+    if cond.kind() != "call_expression" {
+        return None;
+    }
+    let (name, recv) = ts::callee(cond, src)?;
+    let call = match name.as_str() {
+        "contains" | "contains_key" | "insert" => cond,
+        "is_some" => {
+            let inner = recv?;
+            let (n, _) = ts::callee(inner, src)?;
+            if !matches!(n.as_str(), "insert" | "get") {
+                return None;
+            }
+            inner
+        }
+        _ => return None,
+    };
+    let arg = *ts::call_args(call).first()?;
+    let t = text(arg, src)
+        .trim_start_matches('&')
+        .trim_end_matches(".clone()")
+        .trim_end_matches(".as_str()")
+        .trim_end_matches(".to_string()");
+    (!t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| t.to_string())
+}
 
 /// `let x = <call>;`: the name the defaulted value is bound to.
 fn bound_name(call: TsNode, src: &str) -> Option<String> {
@@ -1266,4 +1416,26 @@ fn starts_with_keyword(text: &str, kw: &str) -> bool {
     let t = text.trim_start().trim_start_matches('{').trim_start();
     t.strip_prefix(kw)
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitises_names;
+
+    #[test]
+    fn a_sanitiser_replaces_and_a_check_only_tests() {
+        assert!(sanitises_names(
+            "{ s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect() }"
+        ));
+        assert!(sanitises_names(
+            r#"{ RE.replace_all(s, "[^a-zA-Z0-9_-]", "_").into_owned() }"#
+        ));
+        assert!(sanitises_names(
+            "{ for c in s.chars() { match c { c if c.is_alphanumeric() => out.push(c), _ => out.push('_') } } out }"
+        ));
+        assert!(!sanitises_names(
+            "{ s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') }"
+        ));
+        assert!(!sanitises_names("{ s.replace(' ', \"_\") }"));
+    }
 }
