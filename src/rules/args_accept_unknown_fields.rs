@@ -30,7 +30,6 @@ impl Rule for ArgsAcceptUnknownFields {
                 .fields
                 .iter()
                 .find(|f| f.optional && !f.skip && !checked.contains(f.name.as_str()));
-            let Some(example) = droppable else { continue };
             if !s.derives("Deserialize")
                 || s.deny_unknown_fields
                 || s.has_flatten
@@ -49,8 +48,24 @@ impl Rule for ArgsAcceptUnknownFields {
                 continue;
             }
             let file = k.file(s_ref.0);
-            let example = &example.wire;
-            let mut d = Diagnostic::new("M102", Severity::Warning, file, s.name_span)
+            // Every field required: a misspelt key fails as a missing
+            // field, loudly; an extra key the model adds (a hallucinated
+            // option) is still dropped. Reported, as a note.
+            let (severity, why) = match droppable {
+                Some(example) => (
+                    Severity::Warning,
+                    format!(
+                        "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; schemars leaves `additionalProperties` out of the schema too, so nothing tells the model",
+                        misspell(&example.wire),
+                        crate::model::code::rename(&example.wire, Some("PascalCase"))
+                    ),
+                ),
+                None => (
+                    Severity::Note,
+                    "every field is required, so a misspelt key fails as a missing field; but an extra key the model adds (an option it believes exists, such as `encoding` or `recursive`) is dropped without a word and the call runs as if it had not been sent".to_string(),
+                ),
+            };
+            let mut d = Diagnostic::new("M102", severity, file, s.name_span)
                 .message(format!(
                     "`{}`, the arguments of {}, accepts and drops unknown fields",
                     s.name,
@@ -59,12 +74,11 @@ impl Rule for ArgsAcceptUnknownFields {
                     )
                 ))
                 .label("no `#[serde(deny_unknown_fields)]`")
-                .note(format!(
-                    "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; schemars leaves `additionalProperties` out of the schema too, so nothing tells the model",
-                    misspell(example),
-                    crate::model::code::rename(example, Some("PascalCase"))
-                ))
-                .help(format!("add `#[serde(deny_unknown_fields)]` to `{}`", s.name));
+                .note(why)
+                .help(format!(
+                    "add `#[serde(deny_unknown_fields)]` to `{}`",
+                    s.name
+                ));
             d.tool = tools.first().map(|s| s.to_string());
             if let Some((f, span)) = t.args_site {
                 d = d.secondary(k.file(f), span, "tool arguments are deserialised here");

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use toolaudit::model::Severity;
 use toolaudit::rules::REGISTRY;
 
 use super::util::{describe, fixtures, rel, scan};
@@ -69,6 +70,35 @@ fn name_defects_are_found_at_exact_positions() {
         clean.diagnostics.is_empty(),
         "{}",
         describe(&clean.diagnostics)
+    );
+}
+
+#[test]
+fn m102_on_arguments_whose_fields_are_all_required_is_a_note() {
+    let all_required = scan(
+        &[Path::new("tests/fixtures/M102/bad-all-required")],
+        &["M102"],
+        &[],
+    );
+    let severities: Vec<_> = all_required
+        .diagnostics
+        .iter()
+        .map(|d| d.severity)
+        .collect();
+    assert_eq!(
+        severities,
+        [Severity::Note; 3],
+        "{}",
+        describe(&all_required.diagnostics)
+    );
+    let optional = scan(&[Path::new("tests/fixtures/M102/bad")], &["M102"], &[]);
+    assert!(
+        optional
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Warning),
+        "{}",
+        describe(&optional.diagnostics)
     );
 }
 

@@ -523,10 +523,12 @@ fn a_registry_keyed_by_id_with_schema_for_is_read_and_linked() {
     assert_eq!(scan["required"], serde_json::json!(["path"]));
     assert_eq!(tool(&tools, "net_ping")["handler"]["function"], "net_ping");
     // The arguments are the schema's type, taken by the handler: a
-    // misspelled optional `depth` is dropped.
+    // misspelled optional `depth` is dropped (and `net_ping`'s all-required
+    // `NetPingArgs` drops extra keys: a note).
     let found = findings(dir.path(), &["M102"]);
-    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found.len(), 2, "{found:#?}");
     assert!(found[0].2.contains("`DiskScanArgs`"), "{found:#?}");
+    assert!(found[1].2.contains("`NetPingArgs`"), "{found:#?}");
 }
 
 const DISPATCH_ONLY: &str = r#"use serde_json::Value;
