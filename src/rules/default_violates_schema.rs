@@ -61,6 +61,10 @@ impl Rule for DefaultViolatesSchema {
                     {
                         continue;
                     }
+                    // `Infinity` is no JSON value: S101 reports it.
+                    if entry.has_non_finite() {
+                        continue;
+                    }
                     let instance = entry.to_json();
                     // A `pattern` too costly to evaluate is no verdict on the
                     // value: only real violations count.

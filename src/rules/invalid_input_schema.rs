@@ -48,6 +48,20 @@ impl Rule for InvalidInputSchema {
             );
             return;
         }
+        let mut non_finite = Vec::new();
+        non_finite_numbers(schema, "", &mut non_finite);
+        for (node, pointer) in non_finite {
+            let NodeKind::Number(word) = &node.kind else {
+                continue;
+            };
+            out.push(
+                diag(node.span, &pointer)
+                    .message(format!("`{word}` in the input schema of `{}` is not a JSON value", short(&tool.name.value)))
+                    .label("not JSON")
+                    .note("Python's `json.dumps` writes `NaN` and `Infinity` for non-finite floats, but JSON has no such values: the provider's JSON parser, and every strict client, rejects the request or the whole tool list")
+                    .help("leave the keyword out (an unbounded `maximum` or `default` needs none), or use a finite number; in Python, `json.dumps(.., allow_nan=False)` catches it"),
+            );
+        }
         let dialect = match Dialect::of(schema) {
             Ok(d) => d,
             Err(uri) => {
@@ -78,6 +92,9 @@ impl Rule for InvalidInputSchema {
                 continue; // a run-time value: unknown, not invalid
             }
             let node = node_at(schema, &pointer).unwrap_or(schema);
+            if node.is_non_finite() {
+                continue; // reported above, as what it is
+            }
             let reason = match node.as_str().filter(|_| pointer.ends_with("/type")) {
                 // `"type": "int"`: say which names exist instead of quoting `anyOf`.
                 Some(t) => format!(
@@ -189,5 +206,24 @@ fn one_line(s: &str) -> String {
     match flat.char_indices().nth(200) {
         Some((i, _)) => format!("{}…", &flat[..i]),
         None => flat,
+    }
+}
+
+/// `NaN`, `Infinity`, `-Infinity` anywhere in a schema (values included),
+/// with their JSON pointers.
+fn non_finite_numbers<'n>(node: &'n Node, pointer: &str, out: &mut Vec<(&'n Node, String)>) {
+    match &node.kind {
+        _ if node.is_non_finite() => out.push((node, pointer.to_string())),
+        NodeKind::Object(members) => {
+            for m in members {
+                non_finite_numbers(&m.value, &format!("{pointer}/{}", m.key), out);
+            }
+        }
+        NodeKind::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                non_finite_numbers(v, &format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
     }
 }

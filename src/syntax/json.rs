@@ -96,6 +96,11 @@ impl Parser<'_> {
             Some(b'[') => self.array()?,
             Some(b'"') => NodeKind::String(self.string()?),
             Some(b'-' | b'0'..=b'9') => self.number()?,
+            // Python's `json.dumps` writes these for non-finite floats. Not
+            // JSON: kept as numbers so the file is read, and S101 reports
+            // them where they sit in a schema.
+            Some(b'N') => self.literal("NaN", NodeKind::Number("NaN".into()))?,
+            Some(b'I') => self.literal("Infinity", NodeKind::Number("Infinity".into()))?,
             Some(b't') => self.literal("true", NodeKind::Bool(true))?,
             Some(b'f') => self.literal("false", NodeKind::Bool(false))?,
             Some(b'n') => self.literal("null", NodeKind::Null)?,
@@ -207,6 +212,10 @@ impl Parser<'_> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
+            if self.peek() == Some(b'I') {
+                self.literal("Infinity", NodeKind::Null)?;
+                return Ok(NodeKind::Number("-Infinity".into()));
+            }
         }
         match self.peek() {
             Some(b'0') => self.pos += 1,
@@ -352,6 +361,21 @@ mod tests {
         assert_eq!(node.to_json(), serde_json::json!({"a": [1, 2], "b": {}}));
         assert_eq!(parse("  // only a comment\n").unwrap(), None);
         assert_eq!(parse("").unwrap(), None);
+    }
+
+    #[test]
+    fn python_non_finite_numbers_are_read_as_written() {
+        let n = ok(r#"{"a": NaN, "b": Infinity, "c": -Infinity, "d": -1}"#);
+        let word = |k: &str| match &n.get(k).unwrap().kind {
+            NodeKind::Number(w) => w.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            [word("a"), word("b"), word("c"), word("d")],
+            ["NaN", "Infinity", "-Infinity", "-1"]
+        );
+        assert!(n.get("c").unwrap().is_non_finite() && !n.get("d").unwrap().is_non_finite());
+        assert!(parse("[Inf]").is_err() && parse("[-Infinit]").is_err() && parse("[nan]").is_err());
     }
 
     #[test]

@@ -121,6 +121,20 @@ impl Node {
         }
     }
 
+    /// `NaN`, `Infinity` or `-Infinity` (read from Python-written JSON).
+    pub fn is_non_finite(&self) -> bool {
+        matches!(&self.kind, NodeKind::Number(n) if matches!(n.as_str(), "NaN" | "Infinity" | "-Infinity"))
+    }
+
+    /// Holds a non-finite number anywhere inside.
+    pub fn has_non_finite(&self) -> bool {
+        match &self.kind {
+            NodeKind::Array(items) => items.iter().any(Node::has_non_finite),
+            NodeKind::Object(members) => members.iter().any(|m| m.value.has_non_finite()),
+            _ => self.is_non_finite(),
+        }
+    }
+
     /// The value of the last member named `key`, as JSON parsers that keep
     /// the last duplicate (serde_json, JavaScript) would see it.
     pub fn get(&self, key: &str) -> Option<&Node> {
