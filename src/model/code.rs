@@ -30,6 +30,8 @@ pub enum ValueExpr {
     Const(String, Span),
     /// `self.qualified_name()`, `tool_name()`: what a function returns.
     Call(String, Span),
+    /// `&self.tool_name`: what the type's constructors put in the field.
+    Field(String, Span),
     /// The function's parameter at this position (`self` not counted):
     /// what its callers pass. The function is `fn_index` of its file.
     Param {
@@ -110,6 +112,7 @@ impl ValueExpr {
             ValueExpr::Format { span, .. }
             | ValueExpr::Const(_, span)
             | ValueExpr::Call(_, span)
+            | ValueExpr::Field(_, span)
             | ValueExpr::Param { span, .. } => Some(*span),
             ValueExpr::OneOf(alts) => alts.iter().find_map(ValueExpr::span),
             ValueExpr::Unknown => None,
@@ -407,6 +410,20 @@ pub struct FileFacts {
     pub checked_fields: BTreeSet<String>,
     /// Rewrites of what tools' `name()` returns before it is used.
     pub name_rewrites: Vec<NameRewrite>,
+    /// String values struct literals put in fields.
+    pub field_inits: Vec<FieldInit>,
+}
+
+/// `Self { tool_name: format!("{}.{}", skill, tool.name), .. }`: a value
+/// a struct literal puts in a field, for what `&self.tool_name` may be.
+#[derive(Clone, Debug)]
+pub struct FieldInit {
+    /// The struct's type (`Self` already replaced by the impl's type).
+    pub ty: String,
+    pub field: String,
+    pub value: ValueExpr,
+    /// The function the literal is in (its parameters are the value's).
+    pub fn_index: usize,
 }
 
 /// `tool.name().trim().replace(" ", "_")`: the crate sends and dispatches a

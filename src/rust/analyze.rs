@@ -163,6 +163,7 @@ pub fn analyze(
             registrations: Vec::new(),
             checked_fields: Default::default(),
             name_rewrites: Vec::new(),
+            field_inits: Vec::new(),
         },
     };
     a.items(root, None, false, 0);
@@ -551,6 +552,20 @@ impl<'a> Analyzer<'a> {
         if !is_test {
             self.rmcp_tool(node, index, &fact, attrs);
             self.facts.registrations.append(&mut flow.registrations);
+            let own_type = impl_id.map(|id| self.facts.impls[id].self_type.clone());
+            for (ty, field_name, value) in std::mem::take(&mut flow.field_inits) {
+                let ty = match (ty.as_str(), &own_type) {
+                    ("Self", Some(own)) => own.clone(),
+                    ("Self", None) => continue,
+                    _ => type_name(&ty).to_string(),
+                };
+                self.facts.field_inits.push(FieldInit {
+                    ty,
+                    field: field_name,
+                    value,
+                    fn_index: index,
+                });
+            }
             self.facts
                 .name_rewrites
                 .extend(flow.calls.iter().filter_map(|c| name_rewrite(*c, src)));
@@ -1175,6 +1190,8 @@ pub struct Flow<'t, 's> {
     /// `obj.insert("name", json!(name))`: (receiver, key, value, call).
     map_inserts: Vec<(String, String, TsNode<'t>, Span)>,
     registrations: Vec<Registration>,
+    /// `Self { tool_name: format!(..), .. }`: (type as written, field, value).
+    field_inits: Vec<(String, String, ValueExpr)>,
     returns: Vec<ValueExpr>,
     /// Inside a `static`/`const` value: only tool declarations matter.
     item_only: bool,
@@ -1221,6 +1238,7 @@ impl<'t, 's> Flow<'t, 's> {
             dispatch: Vec::new(),
             map_inserts: Vec::new(),
             registrations: Vec::new(),
+            field_inits: Vec::new(),
             returns: Vec::new(),
             item_only,
             reparse_depth: 0,
@@ -2421,6 +2439,13 @@ impl<'t, 's> Flow<'t, 's> {
                 },
                 _ => continue,
             };
+            if !self.item_only && !type_text.is_empty() {
+                let v = values::value_expr_shallow(value, src, &self.locals);
+                if !matches!(v, ValueExpr::Unknown | ValueExpr::Field(..)) {
+                    self.field_inits
+                        .push((type_text.to_string(), key.to_string(), v));
+                }
+            }
             match key {
                 "name" => name = Some(value),
                 "id" | "tool_id" => id = Some(value),

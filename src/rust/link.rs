@@ -33,6 +33,8 @@ struct Index<'a> {
     dispatched: HashMap<&'a str, (usize, &'a Dispatch)>,
     /// Calls that pass followable string values, by callee name.
     calls_to: HashMap<&'a str, Vec<(FnRef, &'a CallFact)>>,
+    /// Values struct literals put in fields, by (type, field), with their file.
+    field_inits: HashMap<(&'a str, &'a str), Vec<(usize, &'a FieldInit)>>,
 }
 
 /// A schema node, the file its spans point into, and the struct it was
@@ -90,7 +92,14 @@ impl<'a> Index<'a> {
         let mut registered: HashMap<&str, &str> = HashMap::new();
         let mut dispatched: HashMap<&str, (usize, &Dispatch)> = HashMap::new();
         let mut calls_to: HashMap<&str, Vec<(FnRef, &CallFact)>> = HashMap::new();
+        let mut field_inits: HashMap<(&str, &str), Vec<(usize, &FieldInit)>> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
+            for init in &f.field_inits {
+                field_inits
+                    .entry((init.ty.as_str(), init.field.as_str()))
+                    .or_default()
+                    .push((fi, init));
+            }
             for r in &f.registrations {
                 registered.entry(&r.tool).or_insert(&r.handler_type);
             }
@@ -120,6 +129,7 @@ impl<'a> Index<'a> {
             }
         }
         Index {
+            field_inits,
             files,
             fns,
             structs,
@@ -282,6 +292,25 @@ impl<'a> Index<'a> {
                 (resolved.iter().all(|r| r.value == first.value)
                     && candidates.len() == resolved.len() + 1)
                     .then_some(first)
+            }
+            // `&self.tool_name`: what the type's struct literals put there
+            // (`Self { tool_name: format!("{}.{}", skill, tool.name), .. }`).
+            ValueExpr::Field(field, _) => {
+                let id = impl_id?;
+                let ty = self.files.get(file)?.impls.get(id)?.self_type.as_str();
+                let inits = self.field_inits.get(&(ty, field.as_str()))?;
+                if inits.len() > MAX_SAME_NAME {
+                    return None;
+                }
+                Name::may_be(
+                    inits
+                        .iter()
+                        .filter_map(|(fi, init)| {
+                            let owner = self.files[*fi].fns.get(init.fn_index)?;
+                            self.resolve_name(&init.value, *fi, owner.impl_id, depth + 1)
+                        })
+                        .collect(),
+                )
             }
             ValueExpr::Unknown => None,
         }

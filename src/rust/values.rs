@@ -287,6 +287,14 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
             }
             one_of(alts)
         }
+        // `&self.tool_name`: what the constructors put there.
+        "field_expression"
+            if field(n, "value").is_some_and(|v| text(v, src) == "self")
+                && field(n, "field").is_some_and(|f| f.kind() == "field_identifier") =>
+        {
+            let f = field(n, "field").map_or("", |f| text(f, src));
+            ValueExpr::Field(f.to_string(), ts::span(n))
+        }
         "scoped_identifier" => match field(n, "name").map(|x| text(x, src)) {
             Some(name) if is_const_name(name) => ValueExpr::Const(name.to_string(), ts::span(n)),
             _ => ValueExpr::Unknown,
