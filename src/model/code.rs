@@ -151,6 +151,8 @@ pub struct FnFact {
     pub name: String,
     pub name_span: Span,
     pub impl_id: Option<usize>,
+    /// The names of its type parameters (`fn for_args<Args: JsonSchema>`).
+    pub generics: Vec<String>,
     /// `self` counts as parameter 0 when present.
     pub params: Vec<ParamFact>,
     pub calls: Vec<CallFact>,
@@ -218,6 +220,10 @@ pub struct CallFact {
     /// The string values of the call's arguments (receiver not counted),
     /// as far as they can be followed; empty when none can.
     pub values: Vec<ValueExpr>,
+    /// The whole call.
+    pub span: Span,
+    /// The first type argument of `f::<T>(..)`, with its span.
+    pub type_arg: Option<(String, Span)>,
 }
 
 /// Which functions of the crate a call may reach.

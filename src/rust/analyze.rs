@@ -508,6 +508,25 @@ impl<'a> Analyzer<'a> {
             is_test,
             takes_request,
             cfg: cfg_of(attrs, src),
+            generics: field(node, "type_parameters")
+                .map(|tp| {
+                    ts::named_children(tp)
+                        .into_iter()
+                        .filter_map(|p| {
+                            let id = if p.kind() == "type_identifier" {
+                                Some(p)
+                            } else {
+                                field(p, "name").or_else(|| field(p, "left")).or_else(|| {
+                                    ts::named_children(p)
+                                        .into_iter()
+                                        .find(|c| c.kind() == "type_identifier")
+                                })
+                            }?;
+                            (id.kind() == "type_identifier").then(|| text(id, src).to_string())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
             ..FnFact::default()
         };
         let Some(body) = field(node, "body") else {
@@ -572,7 +591,17 @@ impl<'a> Analyzer<'a> {
             self.facts
                 .checked_fields
                 .extend(std::mem::take(&mut flow.checked_fields));
+            // A preview, icon, approval or audit table looks at calls by
+            // tool name; it does not run them.
+            let own_type = impl_id.map_or("", |id| self.facts.impls[id].self_type.as_str());
+            let presents = [fact.name.as_str(), own_type].iter().any(|n| {
+                let n = n.to_ascii_lowercase();
+                PRESENTATION_WORDS.iter().any(|w| n.contains(w))
+            });
             for mut d in std::mem::take(&mut flow.dispatch) {
+                if presents {
+                    continue;
+                }
                 d.fn_index = index;
                 self.facts.dispatch.push(d);
             }
@@ -1901,9 +1930,8 @@ impl<'t, 's> Flow<'t, 's> {
                 let p = ts::peel(*a, src);
                 match p.kind() {
                     "string_literal" | "raw_string_literal" | "identifier"
-                    | "binary_expression" | "if_expression" | "match_expression" => {
-                        values::value_expr_shallow(p, src, &self.locals)
-                    }
+                    | "scoped_identifier" | "binary_expression" | "if_expression"
+                    | "match_expression" => values::value_expr_shallow(p, src, &self.locals),
                     "macro_invocation" if ts::macro_name(p, src) == "format" => {
                         values::value_expr_shallow(p, src, &self.locals)
                     }
@@ -1923,6 +1951,8 @@ impl<'t, 's> Flow<'t, 's> {
             method: recv.is_some(),
             self_arg: args.first().is_some_and(|a| a.kind() == "self"),
             target: call_target(n, recv, src),
+            span: ts::span(n),
+            type_arg: values::turbofish(n, src),
         });
         // A function passed by name (`.map(format_line)`) is called too.
         for a in &args {
@@ -1945,6 +1975,8 @@ impl<'t, 's> Flow<'t, 's> {
                     } else {
                         CallTarget::Free
                     },
+                    span: ts::span(*a),
+                    type_arg: None,
                 });
             }
         }
@@ -2010,16 +2042,22 @@ impl<'t, 's> Flow<'t, 's> {
                 });
             }
         }
-        // Deserialisation of arguments into a type.
-        if matches!(
-            name.as_str(),
-            "from_value"
-                | "from_str"
-                | "from_slice"
-                | "deserialize"
-                | "parse_arguments"
-                | "parse_args"
-        ) {
+        // Deserialisation of arguments into a type; a project's own
+        // wrapper called as a function (`arguments::parse(args)`,
+        // `decode(args)`: `s.parse()` is a method) counts when the target
+        // type is written.
+        let wrapper = recv.is_none() && matches!(name.as_str(), "parse" | "decode");
+        if wrapper
+            || matches!(
+                name.as_str(),
+                "from_value"
+                    | "from_str"
+                    | "from_slice"
+                    | "deserialize"
+                    | "parse_arguments"
+                    | "parse_args"
+            )
+        {
             let m = args.iter().fold(0, |m, a| m | self.mask(*a));
             // `MemoryArgs::from_value(v)` is the type's own parser, not serde.
             let path = ts::callee_path(n, src).unwrap_or("");
@@ -2627,16 +2665,18 @@ impl<'t, 's> Flow<'t, 's> {
         // `=> from_value(arguments)`), and arms that only look at them
         // (`=> input.get("command")`): a permission gate, a preview or an
         // icon table looks; a dispatcher hands on.
-        let (mut hands, mut looks) = (0usize, 0usize);
+        let (mut hands, mut looks, mut passes) = (0usize, 0usize, 0usize);
         for arm in ts::named_children(block) {
             let (Some(pat), Some(val)) = (field(arm, "pattern"), field(arm, "value")) else {
                 continue;
             };
             let mut handed = false;
             let mut looked = false;
+            let mut passed = false;
             ts::walk(val, &mut |c| {
                 if c.kind() == "call_expression" {
                     handed |= ts::call_args(c).iter().any(|a| self.root_mask(*a) != 0);
+                    passed |= ts::call_args(c).iter().any(|a| self.mask(*a) != 0);
                 }
                 if c.kind() == "identifier" && self.roots.contains_key(text(c, src)) {
                     looked = true;
@@ -2648,6 +2688,7 @@ impl<'t, 's> Flow<'t, 's> {
             } else if looked {
                 looks += 1;
             }
+            passes += usize::from(passed);
             let mut names = Vec::new();
             ts::walk(pat, &mut |c| {
                 if let Some(v) = ts::string_value(c, src) {
@@ -2679,11 +2720,33 @@ impl<'t, 's> Flow<'t, 's> {
                 });
             }
         }
-        if arms.len() >= 2 && hands >= looks {
+        // A table whose arms pass nothing of the function's inputs on and
+        // that holds no arguments object (`impl From<&str> for Icon`,
+        // `fn approval_for(name: &str)`) maps names; it does not run calls.
+        if arms.len() >= 2 && hands >= looks && (hands > 0 || passes > 0 || !self.roots.is_empty())
+        {
             self.dispatch.extend(arms);
         }
     }
 }
+
+/// Words in the name of a function or type that maps tool names to how a
+/// call is shown or gated, not to the code that runs it.
+const PRESENTATION_WORDS: &[&str] = &[
+    "preview",
+    "icon",
+    "approv",
+    "permission",
+    "render",
+    "label",
+    "display",
+    "audit",
+    "title",
+    "color",
+    "colour",
+    "emoji",
+    "categor",
+];
 
 /// A `Node` for a synthesised schema has no source; spans point at `at`.
 pub fn synth(kind: NodeKind, at: Span) -> Node {

@@ -495,6 +495,7 @@ fn name_rewrites(files: &[FileFacts]) -> Vec<(usize, &NameRewrite)> {
 /// `own_group` says which files form lists of their own (examples).
 pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) -> bool) -> Unit {
     let mut files = files;
+    add_caller_tools(&mut files);
     add_registered_tools(&mut files);
     let idx = Index::new(&files);
     let rewrites = name_rewrites(&files);
@@ -522,7 +523,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
             if !seen.insert((name.value.clone(), fi, decl.span.start)) {
                 continue;
             }
-            let schema = decl
+            let mut schema = decl
                 .schema
                 .as_ref()
                 .and_then(|s| idx.resolve_schema(s, fi, decl.impl_id, 0));
@@ -551,6 +552,14 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                         .then(|| lone_call_fn(f, fi))
                         .flatten()
                 });
+            // `ToolSpec::for_args::<tool::Arguments>(..)` where every tool
+            // module has its own `Arguments`: the one beside the handler.
+            if schema.is_none()
+                && let (Some(s @ SchemaExpr::Type(..)), Some(h)) = (&decl.schema, handler)
+                && h.file != fi
+            {
+                schema = idx.resolve_schema(s, h.file, None, 0);
+            }
             let args_decl = decl.args_type.as_ref().map(|(t, s)| (t.clone(), fi, *s));
             let args_from_handler = handler.and_then(|h| handler_args(&files, h));
             // A schema derived from `T` (`schema_for!(T)`) and a handler
@@ -734,6 +743,109 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
 /// A type registered under a name (`register_tool("echo", Box::new(Echo))`)
 /// whose impl describes a tool (`fn description`, `fn input_schema`) but
 /// names none: the registration names it.
+/// A tool record a helper builds from its parameters (`fn for_args<A>(name,
+/// description) -> Self { Self { name: name.into(), .. } }`, an
+/// `add_tool(name, ..)`) is a tool at each call of the helper: named,
+/// described and (for a schema from the helper's type parameter) typed by
+/// what the call passes, declared where the call is, and handled by the
+/// impl the call is made for. With fewer than two calls the helper's own
+/// declaration stands (its name followed to the one caller).
+fn add_caller_tools(files: &mut [FileFacts]) {
+    const MAX_CALLS: usize = 64;
+    let mut new: Vec<(usize, ToolDecl)> = Vec::new();
+    let mut expanded: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for (hf, f) in files.iter().enumerate() {
+        for (di, decl) in f.tools.iter().enumerate() {
+            let ValueExpr::Param {
+                position, fn_index, ..
+            } = decl.name
+            else {
+                continue;
+            };
+            let Some(helper) = f.fns.get(fn_index) else {
+                continue;
+            };
+            let helper_type = helper.impl_id.map(|id| f.impls[id].self_type.as_str());
+            let mut sites = Vec::new();
+            for (cf, cfile) in files.iter().enumerate() {
+                for g in cfile.fns.iter().filter(|g| !g.is_test) {
+                    for call in g.calls.iter().filter(|c| c.callee == helper.name) {
+                        let own = g.impl_id.map(|id| cfile.impls[id].self_type.as_str());
+                        let reaches = match (&call.target, helper_type) {
+                            (CallTarget::Type(t), Some(ht)) => t == ht,
+                            (CallTarget::OwnType, Some(_)) => own == helper_type,
+                            (CallTarget::Free, None) => true,
+                            _ => false,
+                        };
+                        let named = call
+                            .values
+                            .get(position)
+                            .is_some_and(|v| *v != ValueExpr::Unknown);
+                        if reaches && named {
+                            sites.push((cf, g, call));
+                        }
+                    }
+                }
+            }
+            if sites.len() < 2 || sites.len() > MAX_CALLS {
+                continue;
+            }
+            expanded.insert((hf, di));
+            for (cf, caller, call) in sites {
+                let name = call.values[position].clone();
+                let mut d = ToolDecl::new(
+                    name.clone(),
+                    name.span().unwrap_or(call.span),
+                    call.span,
+                    decl.format,
+                );
+                // What the call passes; a value of the helper's own file
+                // only when the call is in that file too (spans are per
+                // file); else unknown, not absent.
+                d.description = decl.description.as_ref().map(|desc| match desc {
+                    ValueExpr::Param { position: p, .. } => {
+                        call.values.get(*p).cloned().unwrap_or_default()
+                    }
+                    other if cf == hf => other.clone(),
+                    _ => ValueExpr::Unknown,
+                });
+                d.schema = match &decl.schema {
+                    Some(SchemaExpr::Type(t, _)) if helper.generics.contains(t) => call
+                        .type_arg
+                        .as_ref()
+                        .map(|(ty, span)| SchemaExpr::Type(type_name(ty).to_string(), *span)),
+                    other if cf == hf => other.clone(),
+                    _ => None,
+                };
+                d.schema_site = d.schema.as_ref().map(|_| call.span);
+                d.strict = decl.strict;
+                d.cfg.clone_from(&caller.cfg);
+                d.impl_id = caller.impl_id;
+                // `fn spec(&self) -> ToolSpec { definitions::read_file() }`:
+                // the impl that asks the caller for its tool handles it.
+                if caller.impl_id.is_none() {
+                    d.handler_type = files.iter().find_map(|x| {
+                        x.fns.iter().find_map(|m| {
+                            let id = m.impl_id?;
+                            m.calls
+                                .iter()
+                                .any(|c| c.callee == caller.name && c.target == CallTarget::Free)
+                                .then(|| x.impls[id].self_type.clone())
+                        })
+                    });
+                }
+                new.push((cf, d));
+            }
+        }
+    }
+    for &(hf, di) in expanded.iter().rev() {
+        files[hf].tools.remove(di);
+    }
+    for (cf, d) in new {
+        files[cf].tools.push(d);
+    }
+}
+
 fn add_registered_tools(files: &mut [FileFacts]) {
     let declared: BTreeSet<String> = files
         .iter()

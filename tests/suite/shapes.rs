@@ -320,7 +320,8 @@ mod tests {
 fn names_passed_to_a_map_built_tool_are_judged_in_every_caller() {
     let dir = crate_with(&[("src/lib.rs", MAP_BUILT_TOOLS)]);
     let tools = tools_json(dir.path());
-    assert_eq!(tools.len(), 1, "{tools:#?}");
+    // One tool per call of the helper (each caller builds its own tools).
+    assert_eq!(tools.len(), 2, "{tools:#?}");
     let found = findings(dir.path(), &["N101"]);
     let at: Vec<(usize, bool)> = found
         .iter()
@@ -664,4 +665,178 @@ fn a_toml_manifest_is_read_with_exact_positions() {
     let found = findings(dir.path(), &["N101"]);
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].1, 4);
+}
+
+const HELPER_TOOL: &str = r#"use schemars::JsonSchema;
+use serde_json::Value;
+
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+impl ToolSpec {
+    pub fn for_args<Args: JsonSchema>(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema: schema_for_args::<Args>(),
+        }
+    }
+}
+
+pub fn schema_for_args<T: JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).unwrap()
+}
+
+pub trait Tool {
+    fn spec(&self) -> ToolSpec;
+    fn execute(&self, arguments: Value) -> Result<String, String>;
+}
+"#;
+
+const HELPER_DEFINITIONS: &str = r#"use crate::tool::ToolSpec;
+use super::{list_dir as list_dir_tool, read_file as read_file_tool};
+
+pub(super) const READ_FILE: &str = "read_file";
+
+pub(super) fn read_file() -> ToolSpec {
+    ToolSpec::for_args::<read_file_tool::Arguments>(READ_FILE, "Read a text file.")
+}
+
+pub(super) fn list_dir() -> ToolSpec {
+    ToolSpec::for_args::<list_dir_tool::Arguments>("read_file", "List a directory.")
+}
+"#;
+
+const HELPER_READ_FILE: &str = r#"use serde::Deserialize;
+use schemars::JsonSchema;
+use serde_json::Value;
+use crate::tool::{Tool, ToolSpec};
+use super::{arguments, definitions};
+
+#[derive(Deserialize, JsonSchema)]
+pub(super) struct Arguments {
+    path: String,
+    max_lines: Option<usize>,
+}
+
+pub struct ReadFile;
+
+impl Tool for ReadFile {
+    fn spec(&self) -> ToolSpec {
+        definitions::read_file()
+    }
+
+    fn execute(&self, arguments: Value) -> Result<String, String> {
+        let arguments: Arguments = arguments::parse(arguments)?;
+        Ok(format!("{} {:?}", arguments.path, arguments.max_lines))
+    }
+}
+"#;
+
+const HELPER_LIST_DIR: &str = r#"use serde::Deserialize;
+use schemars::JsonSchema;
+use serde_json::Value;
+use crate::tool::{Tool, ToolSpec};
+use super::{arguments, definitions};
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Arguments {
+    dir: String,
+}
+
+pub struct ListDir;
+
+impl Tool for ListDir {
+    fn spec(&self) -> ToolSpec {
+        definitions::list_dir()
+    }
+
+    fn execute(&self, arguments: Value) -> Result<String, String> {
+        let arguments: Arguments = arguments::parse(arguments)?;
+        Ok(arguments.dir)
+    }
+}
+"#;
+
+const HELPER_PREVIEW: &str = r#"use serde_json::Value;
+
+/// What the approval card shows for a call: looks at the arguments, runs nothing.
+pub enum CallPreview {
+    Read { path: String },
+    List { dir: String },
+}
+
+impl CallPreview {
+    pub fn build(tool_name: &str, arguments: &Value) -> Option<Self> {
+        match tool_name {
+            "read_file" => Some(Self::Read { path: path_of(arguments)? }),
+            "list_dir" => Some(Self::List { dir: arguments.get("dir")?.as_str()?.to_string() }),
+            _ => None,
+        }
+    }
+}
+
+fn path_of(arguments: &Value) -> Option<String> {
+    Some(arguments.get("path")?.as_str()?.to_string())
+}
+"#;
+
+#[test]
+fn a_tool_helper_called_for_each_tool_declares_one_tool_per_call() {
+    let dir = crate_with(&[
+        (
+            "src/lib.rs",
+            "pub mod tool;\npub mod tools;\npub mod preview;\n",
+        ),
+        ("src/tool.rs", HELPER_TOOL),
+        ("src/preview.rs", HELPER_PREVIEW),
+        (
+            "src/tools/mod.rs",
+            "mod arguments;\nmod definitions;\nmod list_dir;\nmod read_file;\n",
+        ),
+        (
+            "src/tools/arguments.rs",
+            "pub(super) fn parse<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {\n    serde_json::from_value(v).map_err(|e| e.to_string())\n}\n",
+        ),
+        ("src/tools/definitions.rs", HELPER_DEFINITIONS),
+        ("src/tools/read_file.rs", HELPER_READ_FILE),
+        ("src/tools/list_dir.rs", HELPER_LIST_DIR),
+    ]);
+    let tools = tools_json(dir.path());
+    assert_eq!(
+        tools.len(),
+        2,
+        "one tool per call of the helper: {tools:#?}"
+    );
+    for t in &tools {
+        assert_eq!(t["name"], "read_file", "{tools:#?}");
+        assert!(
+            t["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("src/tools/definitions.rs"),
+            "declared where the helper is called: {t:#?}"
+        );
+        // The impl whose `spec()` asks for it runs it, not the preview table.
+        assert_eq!(t["handler"]["function"], "execute", "{t:#?}");
+    }
+    let params: Vec<&Value> = tools.iter().map(|t| &t["parameters"]).collect();
+    assert!(
+        params.contains(&&serde_json::json!(["path", "max_lines"])),
+        "{params:#?}"
+    );
+    assert!(params.contains(&&serde_json::json!(["dir"])), "{params:#?}");
+    // Two calls pass one name: two tools named `read_file`.
+    let found = findings(dir.path(), &["N103", "M102"]);
+    let codes: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+    assert!(codes.contains(&"N103"), "{found:#?}");
+    // The read_file arguments are parsed through the project's wrapper
+    // and drop unknown keys; list_dir's deny them.
+    let m102: Vec<_> = found.iter().filter(|f| f.0 == "M102").collect();
+    assert_eq!(m102.len(), 1, "{found:#?}");
+    assert!(m102[0].2.contains("`read_file`"), "{found:#?}");
 }
