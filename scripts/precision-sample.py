@@ -6,7 +6,9 @@
         output per held-out tree. Writes OUT.md (every finding of a rule, or
         a random N of it with --quota; message, label, notes, help, related
         places, and empty `verdict:`/`reason:` lines for the reviewer) and
-        OUT.population.json (findings per rule).
+        OUT.population.json (findings per rule). Findings at note severity
+        form a stratum of their own (`M102:note`), so that a rule's notes
+        neither hide nor stand in for its warnings.
     python3 scripts/precision-sample.py score OUT.md [MORE.md ...] --population OUT.population.json
         Counts the verdicts (TRUE / FALSE / DEBATABLE) per rule and prints
         the precision of the sample and weighted by each rule's population.
@@ -26,16 +28,17 @@ def sample(args):
     for f in sorted(glob.glob(os.path.join(args.scans, "*.json"))):
         with open(f) as fh:
             for x in json.load(fh)["findings"]:
-                pop[x["code"]].append(x)
+                key = x["code"] + (":note" if x.get("severity") == "note" else "")
+                pop[key].append(x)
     quota = dict(q.split("=") for q in args.quota)
     chosen = []
     for code in sorted(pop):
         k = min(len(pop[code]), int(quota.get(code, len(pop[code]))))
-        chosen += random.sample(pop[code], k)
+        chosen += [(code, x) for x in random.sample(pop[code], k)]
     strip = lambda p: p[len(args.root):] if args.root and p.startswith(args.root) else p
     lines = ["# Findings to label blind", "Population: " + ", ".join(f"{c} {len(v)}" for c, v in sorted(pop.items())), ""]
-    for i, x in enumerate(chosen, 1):
-        lines.append(f"## {i}. {x['code']} ({x['name']}) — {strip(x['file'])}:{x['start']['line']}:{x['start']['column']}")
+    for i, (key, x) in enumerate(chosen, 1):
+        lines.append(f"## {i}. {key} ({x['name']}) — {strip(x['file'])}:{x['start']['line']}:{x['start']['column']}")
         lines.append(f"- message: {x['message']}")
         lines.append(f"- label: {x.get('label', '')}")
         lines += [f"- note: {n}" for n in x.get("notes", [])]
@@ -57,7 +60,7 @@ def score(args):
     for f in args.labelled:
         with open(f) as fh:
             for item in fh.read().split("\n## ")[1:]:
-                code = re.match(r"\d+\. (\w+)", item).group(1)
+                code = re.match(r"\d+\. ([\w:]+)", item).group(1)
                 v = re.search(r"- verdict: *(\w+)", item)
                 counts[code][v.group(1) if v else "UNLABELLED"] += 1
     total = sum(pop.values())
