@@ -25,6 +25,12 @@ impl Rule for UndeclaredArgumentRead {
                 if declared.contains(&read.key) || read.key == "_meta" {
                     continue;
                 }
+                // A helper several tools share (`CommonOpts::from_args(args)`)
+                // reads the options of all of them; a key another of those
+                // tools declares is that tool's, not one this tool lacks.
+                if Some(f) != t.handler && declared_by_another(k, ti, f, &read.key) {
+                    continue;
+                }
                 out.push(diag(
                     &t.def,
                     &declared,
@@ -84,6 +90,19 @@ impl Rule for UndeclaredArgumentRead {
             }
         }
     }
+}
+
+/// Does another tool whose handler reaches `f` declare `key`?
+fn declared_by_another(k: &Unit, tool: usize, f: crate::link::FnRef, key: &str) -> bool {
+    k.surface.get(&f).is_some_and(|reach| {
+        reach.tools.iter().any(|&o| {
+            o != tool
+                && k.tools
+                    .get(o)
+                    .and_then(|other| declared_properties(&other.def))
+                    .is_some_and(|d| d.iter().any(|p| p == key))
+        })
+    })
 }
 
 /// The properties of the object under top-level property `parent`, when
