@@ -162,8 +162,11 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
                                 (f.name == *key || f.wire == *key)
                                     && f.description.as_deref().is_some_and(|d| {
                                         let d = d.to_ascii_lowercase();
-                                        numbers.iter().any(|n| has_phrase(&d, n))
-                                            && states_bound(&d)
+                                        numbers.iter().any(|n| {
+                                            has_phrase(&d, n)
+                                                && (states_bound(&d)
+                                                    || crate::model::words::states_range_to(&d, n))
+                                        })
                                     })
                             })
                         })

@@ -287,6 +287,10 @@ pub struct FieldFact {
     pub description: Option<String>,
     pub flatten: bool,
     pub skip: bool,
+    /// `#[schemars(range(min = 1, max = 200))]` (or `validate`/`garde`):
+    /// the bounds as written, which the derived schema states as
+    /// `minimum`/`maximum`.
+    pub range: (Option<String>, Option<String>),
 }
 
 #[derive(Clone, Debug)]

@@ -142,6 +142,24 @@ pub fn states_bound(text: &str) -> bool {
     BOUND_WORDS.iter().any(|w| has_phrase(text, w))
 }
 
+/// Does `text` give a range that ends at `n` ("1-20", "1 – 1000", "0 to
+/// 50", "1..=100")?
+pub fn states_range_to(text: &str, n: &str) -> bool {
+    text.match_indices(n).any(|(i, _)| {
+        if text[i + n.len()..].starts_with(|c: char| c.is_ascii_digit()) {
+            return false;
+        }
+        let before = text[..i].trim_end();
+        let Some(rest) = ["-", "–", "to", "..=", ".."]
+            .iter()
+            .find_map(|sep| before.strip_suffix(sep))
+        else {
+            return false;
+        };
+        rest.trim_end().ends_with(|c: char| c.is_ascii_digit())
+    })
+}
+
 /// Does `text` hold `w` between non-alphanumeric characters?
 pub fn has_phrase(text: &str, w: &str) -> bool {
     text.match_indices(w).any(|(i, _)| {
@@ -225,4 +243,23 @@ pub fn result_collection(name: &str) -> bool {
                     | "files"
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::states_range_to;
+
+    #[test]
+    fn ranges_that_end_at_the_bound() {
+        assert!(states_range_to(
+            "number of instructions (1-1000, default: 10)",
+            "1000"
+        ));
+        assert!(states_range_to("page size, 1 – 200", "200"));
+        assert!(states_range_to("0 to 50 rows", "50"));
+        assert!(states_range_to("1..=100", "100"));
+        assert!(!states_range_to("1-10000 rows", "1000"));
+        assert!(!states_range_to("returns 1000 rows", "1000"));
+        assert!(!states_range_to("utf-8, 20 shown", "20"));
+    }
 }

@@ -428,6 +428,13 @@ impl<'a> Analyzer<'a> {
                     continue;
                 };
                 let attr_name = ts::last_segment(&path).to_string();
+                if matches!(
+                    attr_name.as_str(),
+                    "schemars" | "schema" | "validate" | "garde"
+                ) {
+                    let (min, max) = range_bounds(text(args, src));
+                    f.range = (min.or(f.range.0.take()), max.or(f.range.1.take()));
+                }
                 for (k, v) in ts::attribute_args(args, src) {
                     match (attr_name.as_str(), k.as_str(), v) {
                         ("serde", "rename", Some((v, _))) => f.wire = v,
@@ -2728,6 +2735,35 @@ impl<'t, 's> Flow<'t, 's> {
             self.dispatch.extend(arms);
         }
     }
+}
+
+/// The `min` and `max` of a `range(min = 1, max = 200)` in attribute text.
+fn range_bounds(attr: &str) -> (Option<String>, Option<String>) {
+    let Some(at) = attr.find("range") else {
+        return (None, None);
+    };
+    let rest = &attr[at + "range".len()..];
+    let Some(inner) = rest.trim_start().strip_prefix('(') else {
+        return (None, None);
+    };
+    let inner = &inner[..inner.find(')').unwrap_or(inner.len())];
+    let mut min = None;
+    let mut max = None;
+    for part in inner.split(',') {
+        let Some((k, v)) = part.split_once('=') else {
+            continue;
+        };
+        let v = v
+            .trim()
+            .trim_end_matches(|c: char| c.is_alphabetic() && c != 'E' && c != 'e');
+        let v = v.trim().to_string();
+        match k.trim() {
+            "min" | "exclusive_min" => min = Some(v),
+            "max" | "exclusive_max" => max = Some(v),
+            _ => {}
+        }
+    }
+    (min, max)
 }
 
 /// Words in the name of a function or type that maps tool names to how a

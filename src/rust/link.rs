@@ -439,6 +439,18 @@ fn struct_schema(fields: &[FieldFact], closed: bool, at: Span) -> Node {
     let mut required = Vec::new();
     for f in fields.iter().filter(|f| !f.skip && !f.flatten) {
         let mut members = type_schema(&f.ty, f.span, 0);
+        for (key, bound) in [("minimum", &f.range.0), ("maximum", &f.range.1)] {
+            let Some(b) = bound else { continue };
+            // A literal as a number; a constant (`max = MAX_PAGE`) as a
+            // run-time value: stated, but not known here.
+            let n = b.replace('_', "");
+            let kind = if n.parse::<f64>().is_ok() {
+                NodeKind::Number(n)
+            } else {
+                NodeKind::Opaque(b.clone())
+            };
+            members.push(member(key, synth(kind, f.span), f.span));
+        }
         if let Some(d) = &f.description {
             members.push(member(
                 "description",
