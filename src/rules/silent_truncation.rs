@@ -43,6 +43,14 @@ impl Rule for SilentTruncation {
             if *how == CutHow::Take && limit.kind == BoundKind::Field {
                 continue;
             }
+            // `ranked.truncate(self.options.limit)`: the top N by a limit
+            // (the request's or the configuration's), not a size cap.
+            if *how == CutHow::Truncate
+                && limit.kind == BoundKind::Field
+                && counts_results(&limit.text)
+            {
+                continue;
+            }
             let verb = match how {
                 CutHow::Take => "keeps the first",
                 CutHow::Truncate => "cuts to",
@@ -58,6 +66,22 @@ impl Rule for SilentTruncation {
             out.push(c);
         }
     }
+}
+
+/// A field that holds a number of results (`self.options.limit`,
+/// `cfg.max_results`, `top_k`), not a size in bytes or characters.
+fn counts_results(field: &str) -> bool {
+    let last = field
+        .rsplit('.')
+        .next()
+        .unwrap_or(field)
+        .to_ascii_lowercase();
+    ["limit", "results", "top_k", "topk", "count"]
+        .iter()
+        .any(|w| last.contains(w))
+        && !["byte", "char", "len", "size", "token"]
+            .iter()
+            .any(|w| last.contains(w))
 }
 
 /// A fixed size chosen by the code (`MAX_OUTPUT`, `30_000`,

@@ -182,6 +182,12 @@ impl<'t> FnSites<'_, 't, '_> {
             let Some((subject, known, last_else)) = chain(i, src) else {
                 continue;
             };
+            // `"add" | "remove" => { if action == "add" {..} else {..} }`:
+            // the arm already narrowed the value; the `else` is the rest of
+            // the arm's literals, not every other value.
+            if narrowed_by_arm(i, subject, &known, src) {
+                continue;
+            }
             let known = known
                 .into_iter()
                 .map(|text| Literal { text, string: true })
@@ -470,6 +476,48 @@ fn returned(n: TsNode) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Is `i` inside a `match` arm on the same value whose literal patterns
+/// include every value the chain names?
+fn narrowed_by_arm(i: TsNode, subject: TsNode, known: &[String], src: &str) -> bool {
+    let bare = |t: &str| {
+        t.trim_start_matches('&')
+            .trim_end_matches(".as_str()")
+            .trim_end_matches(".as_ref()")
+            .trim_end_matches(".as_deref()")
+            .to_string()
+    };
+    let subject = bare(text(subject, src));
+    let mut n = i;
+    for _ in 0..12 {
+        let Some(p) = n.parent() else { return false };
+        if p.kind() == "function_item" || p.kind() == "closure_expression" {
+            return false;
+        }
+        if p.kind() == "match_arm"
+            && let Some(m) = p.parent().and_then(|b| b.parent())
+            && m.kind() == "match_expression"
+            && field(m, "value").is_some_and(|v| bare(text(v, src)) == subject)
+        {
+            let mut lits = Vec::new();
+            if let Some(pat) = field(p, "pattern") {
+                ts::walk(pat, &mut |c| {
+                    if let Some(v) = ts::string_value(c, src) {
+                        lits.push(v);
+                    }
+                    true
+                });
+            }
+            // The chain's literals are quoted (`"add"`).
+            return lits.len() >= 2
+                && known
+                    .iter()
+                    .all(|k| lits.iter().any(|l| k.trim_matches('"') == l));
+        }
+        n = p;
+    }
+    false
 }
 
 /// What evaluating `n` as a fallback does.
