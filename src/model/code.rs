@@ -577,6 +577,11 @@ pub enum SiteKind {
         does_work: bool,
         /// The fallback uses the value itself (`other => Custom(other)`).
         keeps_value: bool,
+        /// Earlier in the function the value went through a check that
+        /// can fail the call (`validate_enum(v, VALID, "type")?`, `if let
+        /// Err(e) = check(v) { return .. }`): the fallback may be
+        /// unreachable.
+        checked_before: bool,
     },
     /// A conversion of a value that falls back when it fails (M202).
     ParseFallback {

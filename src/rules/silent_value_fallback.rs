@@ -19,10 +19,16 @@ impl Rule for SilentValueFallback {
                 fallback,
                 does_work,
                 keeps_value,
+                checked_before,
             } = &site.kind
             else {
                 continue;
             };
+            // A value an earlier check can refuse (`validate_enum(v, ..)?`)
+            // does not reach the fallback unless the check lets it.
+            if *checked_before {
+                continue;
+            }
             let Some(mask) = requested(cx.all, subject).filter(|_| !names_a_tool(&subject.text))
             else {
                 continue;

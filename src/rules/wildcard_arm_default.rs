@@ -17,6 +17,7 @@ impl Rule for WildcardArmDefault {
                 known,
                 form: SelectForm::Match,
                 fallback: Outcome::Default(default),
+                checked_before: false,
                 ..
             } = &site.kind
             else {

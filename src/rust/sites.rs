@@ -52,6 +52,27 @@ pub fn record(src: &str, fact: &mut FnFact, flow: &Flow) {
 }
 
 impl<'t> FnSites<'_, 't, '_> {
+    /// Did the value `v` (by the name the model knows it by) go, before
+    /// `site`, into a call that can fail the handler: `check(v)?`, `if let
+    /// Err(e) = validate(v, ..) { return .. }`, `match resolve(.., v, ..) {
+    /// Err(e) => return .., .. }`?
+    fn validated_before(&self, site: TsNode, v: TsNode) -> bool {
+        let src = self.src;
+        let name = argument_name(v, src);
+        // Only a value with a name of its own (`the argument` is any).
+        if name.is_empty() || name.contains(' ') {
+            return false;
+        }
+        let at = site.start_byte();
+        self.flow.calls.iter().any(|&c| {
+            c.end_byte() <= at
+                && ts::call_args(c)
+                    .iter()
+                    .any(|a| argument_name(*a, src) == name)
+                && fails_the_call(c, src)
+        })
+    }
+
     /// A collision check on a name made by a call, whose branch only logs.
     /// Whether the call sanitises is for the rule to decide (the function
     /// may be in another file).
@@ -171,6 +192,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     does_work: does_work(body, src),
                     keeps_value: uses_subject(body, value, src)
                         || uses_subject(body, field(arm, "pattern").unwrap_or(arm), src),
+                    checked_before: self.validated_before(m, value),
                 },
             });
         }
@@ -206,6 +228,7 @@ impl<'t> FnSites<'_, 't, '_> {
                             fallback: outcome(block, src),
                             does_work: does_work(block, src),
                             keeps_value: uses_subject(block, subject, src),
+                            checked_before: self.validated_before(i, subject),
                         },
                     }
                 }
@@ -218,6 +241,7 @@ impl<'t> FnSites<'_, 't, '_> {
                         fallback: Outcome::Other,
                         does_work: true,
                         keeps_value: false,
+                        checked_before: self.validated_before(i, subject),
                     },
                 },
             };
@@ -346,7 +370,8 @@ impl<'t> FnSites<'_, 't, '_> {
                     _ => continue,
                 };
             let value = self.value(requested);
-            let compared = compared_elsewhere(self.flow, src, &value.name, &bounds);
+            let compared = compared_elsewhere(self.flow, src, &value.name, &bounds)
+                || self.validated_before(call, requested);
             out.push(Site {
                 span: method_span(call),
                 kind: SiteKind::Clamp {
@@ -473,6 +498,32 @@ fn returned(n: TsNode) -> bool {
                 && ts::named_children(b)
                     .last()
                     .is_some_and(|l| l.id() == p.id())
+        }),
+        _ => false,
+    }
+}
+
+/// Does the result of `call` end the handler when it is an error: `call?`,
+/// `if let Err(..) = call { return .. }`, `match call { Err(..) => return
+/// .., .. }`?
+fn fails_the_call(call: TsNode, src: &str) -> bool {
+    let Some(p) = call.parent() else { return false };
+    match p.kind() {
+        "try_expression" => true,
+        "let_condition" => {
+            field(p, "pattern").is_some_and(|pat| text(pat, src).starts_with("Err"))
+                && p.parent()
+                    .and_then(|i| field(i, "consequence"))
+                    .is_some_and(|b| text(b, src).contains("return"))
+        }
+        "match_expression" => field(p, "body").is_some_and(|b| {
+            ts::named_children(b).iter().any(|arm| {
+                field(*arm, "pattern").is_some_and(|pat| text(pat, src).starts_with("Err"))
+                    && field(*arm, "value").is_some_and(|v| {
+                        let t = text(v, src);
+                        t.contains("return") || t.contains('?')
+                    })
+            })
         }),
         _ => false,
     }
