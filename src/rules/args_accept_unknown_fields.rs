@@ -30,9 +30,13 @@ impl Rule for ArgsAcceptUnknownFields {
                 .fields
                 .iter()
                 .find(|f| f.optional && !f.skip && !checked.contains(f.name.as_str()));
+            // A tool without parameters (`struct DevicesParams {}`): the
+            // model has nothing to misspell, and nothing sent can be used.
+            let no_fields = s.fields.iter().all(|f| f.skip);
             if !s.derives("Deserialize")
                 || s.deny_unknown_fields
                 || s.has_flatten
+                || (droppable.is_none() && no_fields)
                 || !seen.insert(s_ref)
             {
                 continue;
