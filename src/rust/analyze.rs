@@ -601,10 +601,11 @@ impl<'a> Analyzer<'a> {
             // A preview, icon, approval or audit table looks at calls by
             // tool name; it does not run them.
             let own_type = impl_id.map_or("", |id| self.facts.impls[id].self_type.as_str());
-            let presents = [fact.name.as_str(), own_type].iter().any(|n| {
-                let n = n.to_ascii_lowercase();
-                PRESENTATION_WORDS.iter().any(|w| n.contains(w))
-            });
+            let presents = !flow.dispatch.is_empty()
+                && [fact.name.as_str(), own_type].iter().any(|n| {
+                    let n = n.to_ascii_lowercase();
+                    PRESENTATION_WORDS.iter().any(|w| n.contains(w))
+                });
             for mut d in std::mem::take(&mut flow.dispatch) {
                 if presents {
                     continue;
