@@ -214,7 +214,7 @@ impl Rule for TargetSchemaUnsupported {
 
 /// An `anyOf` branch that is itself an `anyOf`: valid JSON Schema, but the
 /// Anthropic Messages API refuses the tool list (observed 2026-08,
-/// provider-constraints.md §3.2). The usual cause is a nullable union made
+/// getsentry/sentry-mcp#1250; not in the provider's docs). The usual cause is a nullable union made
 /// by wrapping a union: `anyOf: [{anyOf: [A, B]}, {type: null}]`.
 fn check_anthropic_nested_any_of(c: &mut Checker, node: &Node, p: &str) {
     let Some(inner) = node.get_member("anyOf") else {

@@ -2754,10 +2754,16 @@ fn range_bounds(attr: &str) -> (Option<String>, Option<String>) {
         let Some((k, v)) = part.split_once('=') else {
             continue;
         };
-        let v = v
-            .trim()
-            .trim_end_matches(|c: char| c.is_alphabetic() && c != 'E' && c != 'e');
-        let v = v.trim().to_string();
+        // `200`, `1_000usize`, `0.5f64`: the number without its suffix;
+        // `MAX_PAGE`: the name.
+        let v = v.trim();
+        let v = if v.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+            v.chars()
+                .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
+                .collect()
+        } else {
+            v.to_string()
+        };
         match k.trim() {
             "min" | "exclusive_min" => min = Some(v),
             "max" | "exclusive_max" => max = Some(v),
@@ -2788,4 +2794,24 @@ const PRESENTATION_WORDS: &[&str] = &[
 /// A `Node` for a synthesised schema has no source; spans point at `at`.
 pub fn synth(kind: NodeKind, at: Span) -> Node {
     Node { span: at, kind }
+}
+
+#[cfg(test)]
+mod range_tests {
+    use super::range_bounds;
+
+    #[test]
+    fn range_attribute_bounds() {
+        let r = |t: &str| range_bounds(t);
+        assert_eq!(
+            r("(range(min = 1, max = 200))"),
+            (Some("1".into()), Some("200".into()))
+        );
+        assert_eq!(r("(range(max = 1_000usize))"), (None, Some("1_000".into())));
+        assert_eq!(
+            r("(range(min = 0.5f64, max = LIMIT))"),
+            (Some("0.5".into()), Some("LIMIT".into()))
+        );
+        assert_eq!(r("(description = \"x\")"), (None, None));
+    }
 }

@@ -752,9 +752,6 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
     k
 }
 
-/// A type registered under a name (`register_tool("echo", Box::new(Echo))`)
-/// whose impl describes a tool (`fn description`, `fn input_schema`) but
-/// names none: the registration names it.
 /// A tool record a helper builds from its parameters (`fn for_args<A>(name,
 /// description) -> Self { Self { name: name.into(), .. } }`, an
 /// `add_tool(name, ..)`) is a tool at each call of the helper: named,
@@ -858,6 +855,9 @@ fn add_caller_tools(files: &mut [FileFacts]) {
     }
 }
 
+/// A type registered under a name (`register_tool("echo", Box::new(Echo))`)
+/// whose impl describes a tool (`fn description`, `fn input_schema`) but
+/// names none: the registration names it.
 fn add_registered_tools(files: &mut [FileFacts]) {
     let declared: BTreeSet<String> = files
         .iter()
