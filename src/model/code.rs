@@ -554,6 +554,9 @@ pub enum CutHow {
     Truncate,
     /// Slices (`&text[..N]`).
     Slice,
+    /// Stops a collecting loop (`if buf.len() + n > MAX { break; }` in a
+    /// loop that pushes into `buf`).
+    Stop,
 }
 
 /// A place where a value the model sent may be replaced, cut or dropped,

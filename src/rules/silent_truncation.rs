@@ -55,6 +55,7 @@ impl Rule for SilentTruncation {
                 CutHow::Take => "keeps the first",
                 CutHow::Truncate => "cuts to",
                 CutHow::Slice => "slices to",
+                CutHow::Stop => "stops collecting at",
             };
             let diag = Diagnostic::new("M302", Severity::Warning, f.file, site.span)
                 .message(format!("output silently {verb} `{}`", limit.text))

@@ -408,6 +408,31 @@ impl<'t> FnSites<'_, 't, '_> {
                 },
             });
         }
+        // `loop { .. if buf.len() + n > MAX { break; } buf.extend(..) }`:
+        // a collecting loop stopped at a cap.
+        for &i in &self.flow.ifs {
+            let (Some(cond), Some(then)) = (field(i, "condition"), field(i, "consequence")) else {
+                continue;
+            };
+            if text(then, src).split_whitespace().collect::<String>() != "{break;}" {
+                continue;
+            }
+            let Some((collection, cap)) = len_over_cap(cond, src) else {
+                continue;
+            };
+            if !collects_in_loop(i, &collection, src) {
+                continue;
+            }
+            out.push(Site {
+                span: span(cond),
+                kind: SiteKind::Truncate {
+                    how: CutHow::Stop,
+                    limit: self.bound(cap),
+                    collection,
+                    into_error: false,
+                },
+            });
+        }
         for &ix in &self.flow.indexes {
             let kids = ts::named_children(ix);
             let [_, range] = kids.as_slice() else {
@@ -432,6 +457,44 @@ impl<'t> FnSites<'_, 't, '_> {
             });
         }
     }
+}
+
+/// `buf.len() > MAX`, `buf.len() + n >= MAX`: the collection and the cap.
+fn len_over_cap<'t>(cond: TsNode<'t>, src: &str) -> Option<(String, TsNode<'t>)> {
+    if cond.kind() != "binary_expression"
+        || !field(cond, "operator").is_some_and(|o| matches!(text(o, src), ">" | ">="))
+    {
+        return None;
+    }
+    let (left, right) = (field(cond, "left")?, field(cond, "right")?);
+    // `buf.len() + n`: the length part.
+    let len = if left.kind() == "binary_expression" {
+        field(left, "left")?
+    } else {
+        left
+    };
+    let (name, recv) = ts::callee(len, src)?;
+    let recv = recv?;
+    (name == "len" && recv.kind() == "identifier").then(|| (text(recv, src).to_string(), right))
+}
+
+/// Is `i` in a loop whose body adds to `collection`?
+fn collects_in_loop(i: TsNode, collection: &str, src: &str) -> bool {
+    let mut n = i;
+    for _ in 0..8 {
+        let Some(p) = n.parent() else { return false };
+        match p.kind() {
+            "loop_expression" | "while_expression" | "for_expression" => {
+                let body = text(p, src);
+                return ["push", "extend", "insert", "append"]
+                    .iter()
+                    .any(|m| body.contains(&format!("{collection}.{m}")));
+            }
+            "function_item" | "closure_expression" => return false,
+            _ => n = p,
+        }
+    }
+    false
 }
 
 /// Does the value of `n` go into an error: an argument of `Err(..)`, or
