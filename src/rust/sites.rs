@@ -70,6 +70,38 @@ impl<'t> FnSites<'_, 't, '_> {
                     .iter()
                     .any(|a| argument_name(*a, src) == name)
                 && fails_the_call(c, src)
+        }) || self.refused_before(at, &name)
+    }
+
+    /// Did a `match` on the value, a statement of a block that holds `at`
+    /// and ending before it, refuse every other value with an error (`match
+    /// mode { "new" => .., "append" => .., _ => return Err("Invalid mode") }`,
+    /// then `match mode { .., _ => "written" }`)?
+    fn refused_before(&self, at: usize, name: &str) -> bool {
+        let src = self.src;
+        self.flow.matches.iter().any(|&m| {
+            if m.end_byte() > at {
+                return false;
+            }
+            let Some(value) = field(m, "value") else {
+                return false;
+            };
+            if argument_name(value, src) != name {
+                return false;
+            }
+            let Some((_, body)) = catch_all_arm(m, src) else {
+                return false;
+            };
+            if outcome(body, src) != Outcome::ErrorExit {
+                return false;
+            }
+            // The match is a statement of a block that also holds `at`.
+            let stmt = m
+                .parent()
+                .filter(|p| matches!(p.kind(), "expression_statement" | "let_declaration"))
+                .unwrap_or(m);
+            stmt.parent()
+                .is_some_and(|b| b.kind() == "block" && b.start_byte() <= at && at < b.end_byte())
         })
     }
 
