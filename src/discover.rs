@@ -103,6 +103,9 @@ pub enum SkipReason {
     Symlink,
     /// A FIFO, socket or device.
     Special,
+    /// A Rust file under a crate's `src/` that no `mod` declaration
+    /// reaches: the compiler never sees it (read, but not analysed).
+    NotCompiled,
 }
 
 impl SkipReason {
@@ -113,6 +116,9 @@ impl SkipReason {
             SkipReason::Excluded => "excluded by an `exclude` glob".into(),
             SkipReason::Symlink => "a symbolic link, which is not followed".into(),
             SkipReason::Special => "not a regular file (FIFO, socket or device)".into(),
+            SkipReason::NotCompiled => {
+                "a Rust file no `mod` declaration reaches, so the crate does not compile it".into()
+            }
         }
     }
 }

@@ -142,7 +142,7 @@ pub fn scan_with_progress(
     let discover::Walk {
         candidates,
         notes: mut notifications,
-        skipped,
+        mut skipped,
     } = discover::discover(&opts.walk)?;
     let cx = Context {
         targets: &opts.targets,
@@ -186,16 +186,21 @@ pub fn scan_with_progress(
         notifications.extend(o.notifications);
         inline.extend(o.suppressions);
     }
-    let linked: Vec<(Vec<ToolDef>, Vec<Diagnostic>)> = pool.install(|| {
+    let linked: Vec<Linked> = pool.install(|| {
         crates
             .into_par_iter()
             .map(|(root, files)| check_crate(&root, files, opts, &cx))
             .collect()
     });
-    for (t, d) in linked {
+    for (t, d, dead) in linked {
         tools.extend(t);
         diagnostics.extend(d);
+        skipped.extend(dead.into_iter().map(|path| discover::Skipped {
+            path,
+            reason: discover::SkipReason::NotCompiled,
+        }));
     }
+    skipped.sort();
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
 
     let mut groups: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
@@ -320,13 +325,27 @@ fn is_test_path(rel: &Path, root: &Path) -> bool {
 }
 
 /// Links one crate's files and runs the rules on its tools and code.
-fn check_crate(
-    root: &Path,
-    files: Vec<FileFacts>,
-    opts: &ScanOptions,
-    cx: &Context,
-) -> (Vec<ToolDef>, Vec<Diagnostic>) {
+/// A crate's tools, its findings, and the files it does not compile.
+type Linked = (Vec<ToolDef>, Vec<Diagnostic>, Vec<String>);
+
+fn check_crate(root: &Path, files: Vec<FileFacts>, opts: &ScanOptions, cx: &Context) -> Linked {
     let group = format!("crate:{}", display_path(root));
+    // Files no `mod` reaches are not compiled: no tool of theirs is served
+    // and none of their code runs.
+    let dead = rust::modules::not_compiled(root, &files);
+    let mut not_compiled = Vec::new();
+    let files: Vec<FileFacts> = files
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            if dead.contains(&i) {
+                not_compiled.push(f.file.display.clone());
+                None
+            } else {
+                Some(f)
+            }
+        })
+        .collect();
     let own = |f: &SourceFile| {
         crate_relative(&f.path, root).is_some_and(|rel| {
             rel.components()
@@ -349,7 +368,7 @@ fn check_crate(
         }
         tools.push(t.def);
     }
-    (tools, out)
+    (tools, out, not_compiled)
 }
 
 fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Context) -> Outcome {
@@ -535,7 +554,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
     let mut tools = out.tools;
     let mut diagnostics = out.diagnostics;
     if let Some((root, facts)) = out.rust {
-        let (t, d) = check_crate(&root, vec![facts], &opts, &cx);
+        let (t, d, _) = check_crate(&root, vec![facts], &opts, &cx);
         tools.extend(t);
         diagnostics.extend(d);
     }

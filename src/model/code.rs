@@ -422,6 +422,13 @@ pub struct FileFacts {
     pub name_rewrites: Vec<NameRewrite>,
     /// String values struct literals put in fields.
     pub field_inits: Vec<FieldInit>,
+    /// `mod a;` declarations (inside inline modules: `mod x { mod a; }` is
+    /// `["x", "a"]`), with a `#[path = ".."]` when given: which files the
+    /// crate compiles.
+    pub mods: Vec<(Vec<String>, Option<String>)>,
+    /// The file `include!`s source text: its module tree is not the whole
+    /// story.
+    pub includes: bool,
 }
 
 /// `Self { tool_name: format!("{}.{}", skill, tool.name), .. }`: a value

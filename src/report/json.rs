@@ -32,6 +32,7 @@ fn not_read_counts(r: &Report) -> Value {
             SkipReason::Excluded => "excluded".into(),
             SkipReason::Symlink => "symlink".into(),
             SkipReason::Special => "special".into(),
+            SkipReason::NotCompiled => "not_compiled".into(),
         };
         let n = m.entry(key).or_insert(json!(0));
         *n = json!(n.as_u64().unwrap_or(0) + 1);

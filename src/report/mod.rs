@@ -289,6 +289,10 @@ pub fn not_read(scan: &Scan) -> Vec<String> {
                 SkipReason::Symlink => format!("{} (not followed)", plural(*n, "symbolic link")),
                 SkipReason::Special if *n == 1 => "1 path that is not a regular file".into(),
                 SkipReason::Special => format!("{n} paths that are not regular files"),
+                SkipReason::NotCompiled => format!(
+                    "{} that no `mod` declaration reaches (not compiled)",
+                    plural(*n, "Rust file")
+                ),
                 SkipReason::Language(_) => unreachable!("counted above"),
             })
             .collect();

@@ -135,6 +135,8 @@ pub struct Analyzer<'a> {
     cx: &'a Context<'a>,
     rules: &'a [&'static RuleEntry],
     facts: FileFacts,
+    /// The inline modules around the items being read (`mod x { .. }`).
+    mod_path: Vec<String>,
 }
 
 /// Analyses one parsed file.
@@ -164,7 +166,10 @@ pub fn analyze(
             checked_fields: Default::default(),
             name_rewrites: Vec::new(),
             field_inits: Vec::new(),
+            mods: Vec::new(),
+            includes: file.text.contains("include!("),
         },
+        mod_path: Vec::new(),
     };
     a.items(root, None, false, 0);
     a.facts
@@ -216,8 +221,23 @@ impl<'a> Analyzer<'a> {
                 "impl_item" => self.impl_block(child, in_test, depth),
                 "mod_item" => {
                     let test = in_test || is_test_item(child, self.src);
+                    let name = field(child, "name")
+                        .map(|n| text(n, self.src).trim_start_matches("r#").to_string())
+                        .unwrap_or_default();
                     if let Some(body) = field(child, "body") {
+                        self.mod_path.push(name);
                         self.items(body, None, test, depth + 1);
+                        self.mod_path.pop();
+                    } else {
+                        let path_attr = ts::attributes(child).into_iter().find_map(|a| {
+                            let (path, args) = ts::attribute_parts(a, self.src)?;
+                            (path == "path" && args.is_none())
+                                .then(|| ts::attribute_value(a, self.src))
+                                .flatten()
+                        });
+                        let mut full = self.mod_path.clone();
+                        full.push(name);
+                        self.facts.mods.push((full, path_attr));
                     }
                 }
                 "struct_item" if !in_test => self.structure(child),

@@ -13,6 +13,7 @@
 pub mod analyze;
 pub mod jsonlit;
 pub mod link;
+pub mod modules;
 pub mod sites;
 pub mod ts;
 pub mod values;

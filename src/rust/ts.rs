@@ -179,6 +179,14 @@ pub fn attribute_parts<'t>(
     Some((text(path, src).to_string(), field(attr, "arguments")))
 }
 
+/// The string of `#[key = "value"]` (`#[path = "util.rs"]`).
+pub fn attribute_value(attr_item: TsNode, src: &str) -> Option<String> {
+    let attr = named_children(attr_item)
+        .into_iter()
+        .find(|n| n.kind() == "attribute")?;
+    string_value(field(attr, "value")?, src)
+}
+
 /// The last segment of a path (`rmcp::tool` → `tool`).
 pub fn last_segment(path: &str) -> &str {
     path.rsplit("::").next().unwrap_or(path).trim()

@@ -243,7 +243,10 @@ fn main() {
 fn test_folders_are_skipped_and_counted() {
     let tool = "#[tool(name = \"bad.name\", description = \"d\")]\nasync fn f(&self) -> String { String::new() }\n";
     let dir = crate_with(&[
-        ("src/lib.rs", "pub fn nothing() {}\n"),
+        (
+            "src/lib.rs",
+            "pub fn nothing() {}\n#[cfg(test)]\nmod test_utils;\n",
+        ),
         ("src/test_utils.rs", &format!("impl S {{\n{tool}}}\n")),
         ("benches/b.rs", &format!("impl S {{\n{tool}}}\n")),
         (

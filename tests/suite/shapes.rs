@@ -840,3 +840,64 @@ fn a_tool_helper_called_for_each_tool_declares_one_tool_per_call() {
     assert_eq!(m102.len(), 1, "{found:#?}");
     assert!(m102[0].2.contains("`read_file`"), "{found:#?}");
 }
+
+const MODULE_TOOL: &str = r#"use serde_json::{json, Value};
+
+pub struct Tool {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: Value,
+}
+
+pub fn tool() -> Tool {
+    Tool {
+        name: "NAME",
+        description: "A tool",
+        input_schema: json!({"type": "object", "properties": {}}),
+    }
+}
+"#;
+
+#[test]
+fn files_no_mod_declaration_reaches_are_not_compiled_and_not_analysed() {
+    let named = |n: &str| MODULE_TOOL.replace("NAME", n);
+    let dir = crate_with(&[
+        (
+            "src/lib.rs",
+            "pub mod live;\npub mod nested {\n    pub mod inner;\n}\n#[path = \"moved/renamed.rs\"]\npub mod renamed;\n",
+        ),
+        ("src/live.rs", &named("live.tool")),
+        ("src/nested/inner.rs", &named("inner.tool")),
+        ("src/moved/renamed.rs", &named("renamed.tool")),
+        // An old copy nobody declares: not compiled, its tool not served.
+        ("src/old_tools.rs", &named("old.tool")),
+        ("examples/demo.rs", &named("demo.tool")),
+    ]);
+    let mut names: Vec<String> = tools_json(dir.path())
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["demo.tool", "inner.tool", "live.tool", "renamed.tool"]
+    );
+    let out = super::util::bin()
+        .current_dir(dir.path())
+        .args(["scan", ".", "--no-config", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["summary"]["not_read"]["not_compiled"], 1,
+        "{:#}",
+        v["summary"]
+    );
+    let files: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert!(!files.iter().any(|f| f.contains("old_tools")), "{files:?}");
+}
