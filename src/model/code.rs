@@ -633,6 +633,10 @@ pub enum SiteKind {
         limit: Bound,
         /// The name of what is cut (`hits` of `hits.truncate(10)`).
         collection: String,
+        /// Where the cut value goes: the local or field it is stored in
+        /// (`content_snippet` of `content_snippet: text.chars().take(600)
+        /// .collect()`), when it is one.
+        dest: String,
         /// The cut text goes into an error (`Err(ApiError { message:
         /// body.chars().take(800).collect() })`): the model is told the
         /// call failed, and an error body is not output it asked for.

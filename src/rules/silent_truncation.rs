@@ -21,11 +21,17 @@ impl Rule for SilentTruncation {
                 limit,
                 collection,
                 into_error,
+                dest,
             } = &site.kind
             else {
                 continue;
             };
             if *into_error {
+                continue;
+            }
+            // `content_snippet: text.chars().take(600).collect()`: the field
+            // says it holds an excerpt.
+            if names_an_excerpt(dest) {
                 continue;
             }
             // `hits.truncate(MAX_HITS)`: the top N of a search is what the
@@ -67,6 +73,17 @@ impl Rule for SilentTruncation {
             out.push(c);
         }
     }
+}
+
+/// A local or field named for a part of something (`snippet`, `excerpt`,
+/// `preview`, `summary`, `title`, `headline`, `teaser`, `abstract`).
+fn names_an_excerpt(dest: &str) -> bool {
+    let d = dest.to_ascii_lowercase();
+    [
+        "snippet", "excerpt", "preview", "summary", "title", "headline", "teaser", "abstract",
+    ]
+    .iter()
+    .any(|w| d.contains(w))
 }
 
 /// A field that holds a number of results (`self.options.limit`,

@@ -437,6 +437,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     limit: self.bound(n),
                     collection: argument_name(recv, src),
                     into_error: into_error(call, src),
+                    dest: stored_in(call, src),
                 },
             });
         }
@@ -459,6 +460,7 @@ impl<'t> FnSites<'_, 't, '_> {
                 span: span(cond),
                 kind: SiteKind::Truncate {
                     how: CutHow::Stop,
+                    dest: collection.clone(),
                     limit: self.bound(cap),
                     collection,
                     into_error: false,
@@ -485,10 +487,42 @@ impl<'t> FnSites<'_, 't, '_> {
                     limit: self.bound(*end),
                     collection: String::new(),
                     into_error: into_error(ix, src),
+                    dest: stored_in(ix, src),
                 },
             });
         }
     }
+}
+
+/// The local or field a value is stored in: `let snippet = <n>…;`,
+/// `Item { content_snippet: <n>…, .. }`, through the calls chained on it
+/// (`.collect()`, `.to_string()`).
+fn stored_in(n: TsNode, src: &str) -> String {
+    let mut cur = n;
+    for _ in 0..6 {
+        let Some(p) = cur.parent() else { break };
+        match p.kind() {
+            "let_declaration" => {
+                return field(p, "pattern")
+                    .filter(|pat| pat.kind() == "identifier")
+                    .map(|pat| text(pat, src).to_string())
+                    .unwrap_or_default();
+            }
+            "field_initializer" => {
+                return field(p, "field")
+                    .map(|f| text(f, src).to_string())
+                    .unwrap_or_default();
+            }
+            "call_expression"
+            | "field_expression"
+            | "arguments"
+            | "reference_expression"
+            | "try_expression"
+            | "generic_function" => cur = p,
+            _ => break,
+        }
+    }
+    String::new()
 }
 
 /// `buf.len() > MAX`, `buf.len() + n >= MAX`: the collection and the cap.
