@@ -142,6 +142,26 @@ pub fn states_bound(text: &str) -> bool {
     BOUND_WORDS.iter().any(|w| has_phrase(text, w))
 }
 
+/// Does a parameter's description say it has no effect ("Not currently
+/// used", "Reserved for future use", "Ignored", "has no effect")?
+pub fn says_unused(description: &str) -> bool {
+    let d = description.to_ascii_lowercase();
+    [
+        "not currently used",
+        "not used",
+        "unused",
+        "reserved for future",
+        "has no effect",
+        "no effect",
+        "ignored",
+        "deprecated",
+        "not yet implemented",
+        "not implemented",
+    ]
+    .iter()
+    .any(|w| has_phrase(&d, w))
+}
+
 /// Does `text` give a range that ends at `n` ("1-20", "1 – 1000", "0 to
 /// 50", "1..=100")?
 pub fn states_range_to(text: &str, n: &str) -> bool {
@@ -247,7 +267,17 @@ pub fn result_collection(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::states_range_to;
+    use super::{says_unused, states_range_to};
+
+    #[test]
+    fn descriptions_that_say_a_parameter_does_nothing() {
+        assert!(says_unused("Reserved for future use; currently ignored."));
+        assert!(says_unused(
+            "Not currently used. Accepted but has no effect."
+        ));
+        assert!(!says_unused("Files to use as context"));
+        assert!(!says_unused("Whether to refuse unusual paths"));
+    }
 
     #[test]
     fn ranges_that_end_at_the_bound() {

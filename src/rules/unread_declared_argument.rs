@@ -24,7 +24,7 @@ impl Rule for UnreadDeclaredArgument {
                     .iter()
                     .filter(|f| !skip_fields && !f.skip && !f.flatten);
                 for field in fields {
-                    if k.field_reads.contains(&field.name) {
+                    if k.field_reads.contains(&field.name) || told_unused(&t.def, &field.wire) {
                         continue;
                     }
                     // Bound to `_x` in a pattern: point there.
@@ -49,7 +49,10 @@ impl Rule for UnreadDeclaredArgument {
                             .fields
                             .iter()
                             .any(|f| f.wire == key || f.aliases.contains(&key));
-                        if !has && let Some(span) = property_span(&t.def, &key) {
+                        if !has
+                            && !told_unused(&t.def, &key)
+                            && let Some(span) = property_span(&t.def, &key)
+                        {
                             out.push(
                                 diag(&t.def, &key, &t.def.schema_file, span, "declared here")
                                     .note(format!(
@@ -81,7 +84,7 @@ impl Rule for UnreadDeclaredArgument {
                 continue;
             }
             for key in declared {
-                if reads.iter().any(|(_, r)| r.key == key) {
+                if reads.iter().any(|(_, r)| r.key == key) || told_unused(&t.def, &key) {
                     continue;
                 }
                 if let Some(span) = property_span(&t.def, &key) {
@@ -96,6 +99,15 @@ impl Rule for UnreadDeclaredArgument {
             }
         }
     }
+}
+
+/// The property's description tells the model it has no effect ("Not
+/// currently used", "Reserved for future use", "ignored").
+fn told_unused(t: &ToolDef, key: &str) -> bool {
+    t.input_schema
+        .as_ref()
+        .and_then(|s| s.get("properties")?.get(key)?.get("description")?.as_str())
+        .is_some_and(crate::model::words::says_unused)
 }
 
 fn property_span(t: &ToolDef, key: &str) -> Option<Span> {
