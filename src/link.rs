@@ -37,6 +37,8 @@ pub struct Unit {
     pub tools: Vec<CodeTool>,
     /// Every field name read anywhere in the crate.
     pub field_reads: BTreeSet<String>,
+    /// Every method called with no arguments anywhere in the crate.
+    pub accessor_calls: BTreeSet<String>,
     /// Functions on the tool-call surface.
     pub surface: HashMap<FnRef, Reach>,
     /// Functions that dispatch on the unit's tool names.

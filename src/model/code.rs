@@ -411,6 +411,9 @@ pub struct FileFacts {
     pub dispatch: Vec<Dispatch>,
     /// Field names read anywhere (`x.limit`, `Args { limit, .. }`).
     pub field_reads: BTreeSet<String>,
+    /// Methods called with no arguments (`req.sort_by()`): reads of a
+    /// field through a generated getter (`#[derive(Getters)]`).
+    pub accessor_calls: BTreeSet<String>,
     pub candidates: Vec<Candidate>,
     /// Fields bound to `_`-prefixed names in a pattern: (field, span).
     pub ignored_fields: Vec<(String, Span)>,

@@ -19,12 +19,18 @@ impl Rule for UnreadDeclaredArgument {
                 // be used; a type shared by tools is checked once. The
                 // schema of each tool is checked below either way.
                 let skip_fields = s.derives("Serialize") || !reported.insert(s_ref);
+                // `#[derive(Getters)]` (derive_getters, getset): `req.dry_run()`
+                // reads the field.
+                let getters = s.derives("Getters") || s.derives("CopyGetters");
                 let fields = s
                     .fields
                     .iter()
                     .filter(|f| !skip_fields && !f.skip && !f.flatten);
                 for field in fields {
-                    if k.field_reads.contains(&field.name) || told_unused(&t.def, &field.wire) {
+                    if k.field_reads.contains(&field.name)
+                        || (getters && k.accessor_calls.contains(&field.name))
+                        || told_unused(&t.def, &field.wire)
+                    {
                         continue;
                     }
                     // Bound to `_x` in a pattern: point there.

@@ -160,6 +160,7 @@ pub fn analyze(
             tools: Vec::new(),
             dispatch: Vec::new(),
             field_reads: Default::default(),
+            accessor_calls: Default::default(),
             candidates: Vec::new(),
             ignored_fields: Vec::new(),
             registrations: Vec::new(),
@@ -594,6 +595,9 @@ impl<'a> Analyzer<'a> {
         self.facts
             .field_reads
             .extend(std::mem::take(&mut flow.field_reads));
+        self.facts
+            .accessor_calls
+            .extend(std::mem::take(&mut flow.accessor_calls));
         self.facts.ignored_fields.append(&mut flow.ignored_fields);
         if !is_test {
             self.rmcp_tool(node, index, &fact, attrs);
@@ -1240,6 +1244,7 @@ pub struct Flow<'t, 's> {
     key_reads: Vec<KeyRead>,
     deserializes: Vec<(String, Span, u64)>,
     field_reads: std::collections::BTreeSet<String>,
+    accessor_calls: std::collections::BTreeSet<String>,
     ignored_fields: Vec<(String, Span)>,
     tools: Vec<ToolDecl>,
     /// Name dispatch arms (their function is set when the flow is done).
@@ -1290,6 +1295,7 @@ impl<'t, 's> Flow<'t, 's> {
             key_reads: Vec::new(),
             deserializes: Vec::new(),
             field_reads: Default::default(),
+            accessor_calls: Default::default(),
             ignored_fields: Vec::new(),
             tools: Vec::new(),
             dispatch: Vec::new(),
@@ -1942,6 +1948,9 @@ impl<'t, 's> Flow<'t, 's> {
             self.checked_fields.push(f);
         }
         let args = ts::call_args(n);
+        if recv.is_some() && args.is_empty() {
+            self.accessor_calls.insert(name.clone());
+        }
         let mut masks: Vec<u64> = Vec::new();
         let mut roots: Vec<u64> = Vec::new();
         let mut direct: Vec<bool> = Vec::new();

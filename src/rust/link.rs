@@ -708,6 +708,10 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
         .iter()
         .flat_map(|f| f.field_reads.iter().cloned())
         .collect();
+    let accessor_calls = files
+        .iter()
+        .flat_map(|f| f.accessor_calls.iter().cloned())
+        .collect();
     let mut by_tool: Vec<Vec<FnRef>> = vec![Vec::new(); tools.len()];
     let mut reached: Vec<(&FnRef, &Reach)> = surface.iter().collect();
     reached.sort_by_key(|(f, _)| **f);
@@ -720,6 +724,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
         files,
         tools,
         field_reads,
+        accessor_calls,
         surface,
         dispatchers,
         by_tool,
