@@ -1948,7 +1948,7 @@ impl<'t, 's> Flow<'t, 's> {
             self.checked_fields.push(f);
         }
         let args = ts::call_args(n);
-        if recv.is_some() && args.is_empty() {
+        if recv.is_some() && args.is_empty() && !self.accessor_calls.contains(name.as_str()) {
             self.accessor_calls.insert(name.clone());
         }
         let mut masks: Vec<u64> = Vec::new();

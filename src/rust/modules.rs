@@ -21,9 +21,8 @@ pub fn not_compiled(root: &Path, files: &[FileFacts]) -> BTreeSet<usize> {
         .enumerate()
         .map(|(i, f)| (abs(&f.file.path), i))
         .collect();
-    let is_root = |p: &Path| {
-        p == src.join("lib.rs") || p == src.join("main.rs") || p.starts_with(src.join("bin"))
-    };
+    let (lib, main, bin) = (src.join("lib.rs"), src.join("main.rs"), src.join("bin"));
+    let is_root = |p: &Path| p == lib || p == main || p.starts_with(&bin);
     let roots: Vec<usize> = by_path
         .iter()
         .filter(|(p, _)| is_root(p))
