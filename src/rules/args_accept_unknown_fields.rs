@@ -59,7 +59,7 @@ impl Rule for ArgsAcceptUnknownFields {
                 Some(example) => (
                     Severity::Warning,
                     format!(
-                        "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; schemars leaves `additionalProperties` out of the schema too, so nothing tells the model",
+                        "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; a schema derived from the type (schemars, an SDK's own derive) leaves `additionalProperties` out too, so nothing tells the model",
                         misspell(&example.wire),
                         crate::model::code::rename(&example.wire, Some("PascalCase"))
                     ),
