@@ -768,6 +768,10 @@ fn add_caller_tools(files: &mut [FileFacts]) {
     const MAX_CALLS: usize = 64;
     let mut new: Vec<(usize, ToolDecl)> = Vec::new();
     let mut expanded: BTreeSet<(usize, usize)> = BTreeSet::new();
+    // The crate's non-test calls by callee, and the first impl whose method
+    // calls each free function: built once, when a helper is found.
+    type Calls<'f> = HashMap<&'f str, Vec<(usize, &'f FnFact, &'f CallFact)>>;
+    let mut index: Option<(Calls, HashMap<&str, &str>)> = None;
     for (hf, f) in files.iter().enumerate() {
         for (di, decl) in f.tools.iter().enumerate() {
             let ValueExpr::Param {
@@ -779,26 +783,43 @@ fn add_caller_tools(files: &mut [FileFacts]) {
             let Some(helper) = f.fns.get(fn_index) else {
                 continue;
             };
-            let helper_type = helper.impl_id.map(|id| f.impls[id].self_type.as_str());
-            let mut sites = Vec::new();
-            for (cf, cfile) in files.iter().enumerate() {
-                for g in cfile.fns.iter().filter(|g| !g.is_test) {
-                    for call in g.calls.iter().filter(|c| c.callee == helper.name) {
-                        let own = g.impl_id.map(|id| cfile.impls[id].self_type.as_str());
-                        let reaches = match (&call.target, helper_type) {
-                            (CallTarget::Type(t), Some(ht)) => t == ht,
-                            (CallTarget::OwnType, Some(_)) => own == helper_type,
-                            (CallTarget::Free, None) => true,
-                            _ => false,
-                        };
-                        let named = call
-                            .values
-                            .get(position)
-                            .is_some_and(|v| *v != ValueExpr::Unknown);
-                        if reaches && named {
-                            sites.push((cf, g, call));
+            let (calls, asking_impl) = index.get_or_insert_with(|| {
+                let mut calls: Calls = HashMap::new();
+                let mut asking: HashMap<&str, &str> = HashMap::new();
+                for (cf, cfile) in files.iter().enumerate() {
+                    for g in &cfile.fns {
+                        for c in &g.calls {
+                            if !g.is_test {
+                                calls.entry(c.callee.as_str()).or_default().push((cf, g, c));
+                            }
+                            if let Some(id) = g.impl_id
+                                && c.target == CallTarget::Free
+                            {
+                                asking
+                                    .entry(c.callee.as_str())
+                                    .or_insert(cfile.impls[id].self_type.as_str());
+                            }
                         }
                     }
+                }
+                (calls, asking)
+            });
+            let helper_type = helper.impl_id.map(|id| f.impls[id].self_type.as_str());
+            let mut sites = Vec::new();
+            for &(cf, g, call) in calls.get(helper.name.as_str()).into_iter().flatten() {
+                let own = g.impl_id.map(|id| files[cf].impls[id].self_type.as_str());
+                let reaches = match (&call.target, helper_type) {
+                    (CallTarget::Type(t), Some(ht)) => t == ht,
+                    (CallTarget::OwnType, Some(_)) => own == helper_type,
+                    (CallTarget::Free, None) => true,
+                    _ => false,
+                };
+                let named = call
+                    .values
+                    .get(position)
+                    .is_some_and(|v| *v != ValueExpr::Unknown);
+                if reaches && named {
+                    sites.push((cf, g, call));
                 }
             }
             if sites.len() < 2 || sites.len() > MAX_CALLS {
@@ -838,15 +859,7 @@ fn add_caller_tools(files: &mut [FileFacts]) {
                 // `fn spec(&self) -> ToolSpec { definitions::read_file() }`:
                 // the impl that asks the caller for its tool handles it.
                 if caller.impl_id.is_none() {
-                    d.handler_type = files.iter().find_map(|x| {
-                        x.fns.iter().find_map(|m| {
-                            let id = m.impl_id?;
-                            m.calls
-                                .iter()
-                                .any(|c| c.callee == caller.name && c.target == CallTarget::Free)
-                                .then(|| x.impls[id].self_type.clone())
-                        })
-                    });
+                    d.handler_type = asking_impl.get(caller.name.as_str()).map(|t| t.to_string());
                 }
                 new.push((cf, d));
             }

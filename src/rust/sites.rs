@@ -661,14 +661,8 @@ fn fails_the_call(call: TsNode, src: &str) -> bool {
 /// Is `i` inside a `match` arm on the same value whose literal patterns
 /// include every value the chain names?
 fn narrowed_by_arm(i: TsNode, subject: TsNode, known: &[String], src: &str) -> bool {
-    let bare = |t: &str| {
-        t.trim_start_matches('&')
-            .trim_end_matches(".as_str()")
-            .trim_end_matches(".as_ref()")
-            .trim_end_matches(".as_deref()")
-            .to_string()
-    };
-    let subject = bare(text(subject, src));
+    let bare = |n: TsNode| text(ts::peel(n, src), src).trim_end_matches(".as_deref()");
+    let subject = bare(subject);
     let mut n = i;
     for _ in 0..12 {
         let Some(p) = n.parent() else { return false };
@@ -678,7 +672,7 @@ fn narrowed_by_arm(i: TsNode, subject: TsNode, known: &[String], src: &str) -> b
         if p.kind() == "match_arm"
             && let Some(m) = p.parent().and_then(|b| b.parent())
             && m.kind() == "match_expression"
-            && field(m, "value").is_some_and(|v| bare(text(v, src)) == subject)
+            && field(m, "value").is_some_and(|v| bare(v) == subject)
         {
             let mut lits = Vec::new();
             if let Some(pat) = field(p, "pattern") {
@@ -888,11 +882,7 @@ fn collision_subject(cond: TsNode, src: &str) -> Option<String> {
         _ => return None,
     };
     let arg = *ts::call_args(call).first()?;
-    let t = text(arg, src)
-        .trim_start_matches('&')
-        .trim_end_matches(".clone()")
-        .trim_end_matches(".as_str()")
-        .trim_end_matches(".to_string()");
+    let t = text(ts::peel(arg, src), src);
     (!t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| t.to_string())
 }
 
