@@ -432,6 +432,11 @@ pub struct FileFacts {
     /// The file `include!`s source text: its module tree is not the whole
     /// story.
     pub includes: bool,
+    /// Names brought into scope by imports, with the path they stand for
+    /// (`use a::b::Handler as WaitHandler` is `("WaitHandler", ["a", "b",
+    /// "Handler"])`), at the file's top or in a function body: what a name
+    /// the file uses refers to in another module.
+    pub uses: Vec<(String, Vec<String>)>,
 }
 
 /// `Self { tool_name: format!("{}.{}", skill, tool.name), .. }`: a value

@@ -169,6 +169,7 @@ pub fn analyze(
             field_inits: Vec::new(),
             mods: Vec::new(),
             includes: file.text.contains("include!("),
+            uses: Vec::new(),
         },
         mod_path: Vec::new(),
     };
@@ -240,6 +241,9 @@ impl<'a> Analyzer<'a> {
                         full.push(name);
                         self.facts.mods.push((full, path_attr));
                     }
+                }
+                "use_declaration" if !in_test => {
+                    ts::use_aliases(child, self.src, &mut self.facts.uses);
                 }
                 "struct_item" if !in_test => self.structure(child),
                 "const_item" | "static_item" if !in_test => self.constant(child, impl_id),
@@ -602,6 +606,7 @@ impl<'a> Analyzer<'a> {
         if !is_test {
             self.rmcp_tool(node, index, &fact, attrs);
             self.facts.registrations.append(&mut flow.registrations);
+            self.facts.uses.append(&mut flow.uses);
             let own_type = impl_id.map(|id| self.facts.impls[id].self_type.clone());
             for (ty, field_name, value) in std::mem::take(&mut flow.field_inits) {
                 let ty = match (ty.as_str(), &own_type) {
@@ -1252,6 +1257,8 @@ pub struct Flow<'t, 's> {
     /// `obj.insert("name", json!(name))`: (receiver, key, value, call).
     map_inserts: Vec<(String, String, TsNode<'t>, Span)>,
     registrations: Vec<Registration>,
+    /// `use a::B as C;` in the body: (C, [a, B]).
+    uses: Vec<(String, Vec<String>)>,
     /// `Self { tool_name: format!(..), .. }`: (type as written, field, value).
     field_inits: Vec<(String, String, ValueExpr)>,
     returns: Vec<ValueExpr>,
@@ -1301,6 +1308,7 @@ impl<'t, 's> Flow<'t, 's> {
             dispatch: Vec::new(),
             map_inserts: Vec::new(),
             registrations: Vec::new(),
+            uses: Vec::new(),
             field_inits: Vec::new(),
             returns: Vec::new(),
             item_only,
@@ -1906,6 +1914,7 @@ impl<'t, 's> Flow<'t, 's> {
                 }
                 self.children(n, depth);
             }
+            "use_declaration" => ts::use_aliases(n, src, &mut self.uses),
             "function_item" | "impl_item" | "mod_item" => {} // nested items: not this function
             _ => self.children(n, depth),
         }
@@ -2274,7 +2283,7 @@ impl<'t, 's> Flow<'t, 's> {
         }
         let args = ts::call_args(root);
         let [first] = args.as_slice() else { return };
-        let Some(name) = ts::string_value(*first, src) else {
+        let Some(name) = ts::string_value(ts::peel(*first, src), src) else {
             return;
         };
         let mut description = None;
@@ -2350,9 +2359,15 @@ impl<'t, 's> Flow<'t, 's> {
         let src = self.src;
         // Most calls do not start with a string literal: look before
         // collecting anything.
+        // `"store".to_string()` counts as the literal it is made from.
         let first_is_string = field(n, "arguments")
             .and_then(|a| a.named_child(0))
-            .is_some_and(|a| matches!(a.kind(), "string_literal" | "raw_string_literal"));
+            .is_some_and(|a| {
+                matches!(
+                    ts::peel(a, src).kind(),
+                    "string_literal" | "raw_string_literal"
+                )
+            });
         if !first_is_string {
             return;
         }
@@ -2364,7 +2379,7 @@ impl<'t, 's> Flow<'t, 's> {
         }
         let args = ts::call_args(n);
         let Some(first) = args.first() else { return };
-        let Some(name) = ts::string_value(*first, src)
+        let Some(name) = ts::string_value(ts::peel(*first, src), src)
             .filter(|v| !v.is_empty() && v.len() <= 128 && !v.chars().any(char::is_whitespace))
         else {
             return;
@@ -2385,32 +2400,47 @@ impl<'t, 's> Flow<'t, 's> {
         {
             return;
         }
-        let description = args[1..schema_at]
-            .iter()
-            .find_map(|a| ts::string_value(*a, src).map(|v| (v, ts::span(*a))));
+        // `"..."`, `Some("...".to_string())`.
+        let description = args[1..schema_at].iter().find_map(|a| {
+            let mut v = ts::peel(*a, src);
+            if v.kind() == "call_expression"
+                && ts::callee(v, src).is_some_and(|(f, recv)| f == "Some" && recv.is_none())
+                && let [inner] = ts::call_args(v)[..]
+            {
+                v = ts::peel(inner, src);
+            }
+            ts::string_value(v, src).map(|s| (s, ts::span(*a)))
+        });
         let handler = args[schema_at + 1..]
             .iter()
             .find_map(|a| handler_callee(*a, src));
-        if description.is_none() && handler.is_none() {
+        // `ListHandler { db }`, `Arc::new(ListHandler)`: a handler type.
+        let handler_type = handler
+            .is_none()
+            .then(|| args[schema_at + 1..].iter().find_map(|a| type_in(*a, src)))
+            .flatten();
+        if description.is_none() && handler.is_none() && handler_type.is_none() {
             return;
         }
+        let name_at = ts::span(ts::peel(*first, src));
         let mut d = ToolDecl::new(
             ValueExpr::Str(Spanned {
                 value: name.clone(),
-                span: ts::span(*first),
+                span: name_at,
             }),
-            ts::span(*first),
+            name_at,
             ts::span(n),
             ToolFormat::Rust,
         );
         d.description = description.map(|(value, span)| ValueExpr::Str(Spanned { value, span }));
+        d.handler_type = handler_type;
         d.schema_site = Some(ts::span(args[schema_at]));
         d.schema = Some(SchemaExpr::Json(schema));
         self.tools.push(d);
         if let Some(h) = handler {
             self.dispatch.push(Dispatch {
                 tool: name,
-                span: ts::span(*first),
+                span: name_at,
                 names_tool: true,
                 fn_index: 0,
                 callees: vec![h],

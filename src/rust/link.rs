@@ -27,8 +27,9 @@ struct Index<'a> {
     consts: HashMap<&'a str, Vec<(usize, &'a ConstFact)>>,
     /// Methods by (self type, name), for `self.f()` and `Type::f()`.
     methods: HashMap<(&'a str, &'a str), Vec<FnRef>>,
-    /// The first registration of each tool name: the handler's type.
-    registered: HashMap<&'a str, &'a str>,
+    /// The first registration of each tool name: its file and the
+    /// handler's type as written there.
+    registered: HashMap<&'a str, (usize, &'a str)>,
     /// The first dispatch arm of each tool name, with its file.
     dispatched: HashMap<&'a str, (usize, &'a Dispatch)>,
     /// Calls that pass followable string values, by callee name.
@@ -89,7 +90,7 @@ impl<'a> Index<'a> {
         let mut structs: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
         let mut consts: HashMap<&str, Vec<(usize, &ConstFact)>> = HashMap::new();
         let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
-        let mut registered: HashMap<&str, &str> = HashMap::new();
+        let mut registered: HashMap<&str, (usize, &str)> = HashMap::new();
         let mut dispatched: HashMap<&str, (usize, &Dispatch)> = HashMap::new();
         let mut calls_to: HashMap<&str, Vec<(FnRef, &CallFact)>> = HashMap::new();
         let mut field_inits: HashMap<(&str, &str), Vec<(usize, &FieldInit)>> = HashMap::new();
@@ -101,7 +102,7 @@ impl<'a> Index<'a> {
                     .push((fi, init));
             }
             for r in &f.registrations {
-                registered.entry(&r.tool).or_insert(&r.handler_type);
+                registered.entry(&r.tool).or_insert((fi, &r.handler_type));
             }
             for d in &f.dispatch {
                 dispatched.entry(&d.tool).or_insert((fi, d));
@@ -546,7 +547,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
                 .map(|index| FnRef { file: fi, index })
                 .or_else(|| {
                     let ty = decl.handler_type.as_deref()?;
-                    type_method(&idx, ty, CALL_METHODS)
+                    type_call_method(&idx, fi, ty).or_else(|| type_method(&idx, ty, CALL_METHODS))
                 })
                 // The tool's own impl runs it (`impl Tool for Bash { fn
                 // execute }`), before any `match` on names elsewhere (a
@@ -977,7 +978,109 @@ fn lone_call_fn(f: &FileFacts, fi: usize) -> Option<FnRef> {
 /// The call-like method of the type registered for `tool`
 /// (`register_handler("grep_files", Arc::new(GrepFilesHandler))`).
 fn registered_handler(idx: &Index, tool: &str) -> Option<FnRef> {
-    type_method(idx, idx.registered.get(tool)?, CALL_METHODS)
+    let &(fi, ty) = idx.registered.get(tool)?;
+    type_call_method(idx, fi, ty).or_else(|| type_method(idx, ty, CALL_METHODS))
+}
+
+/// The call-like method of type `ty` as file `fi` names it, followed
+/// through its imports (`use handlers::v2::WaitHandler as WaitHandlerV2`,
+/// then `pub use wait::Handler as WaitHandler` in `v2`): the impl in the
+/// module the path leads to, so that one of several types called `Handler`
+/// is the one meant. Without an import, the file's own impl of `ty`.
+fn type_call_method(idx: &Index, fi: usize, ty: &str) -> Option<FnRef> {
+    let (tf, t) = resolve_type(idx.files, fi, ty, 0)?;
+    let f = &idx.files[tf];
+    CALL_METHODS.iter().find_map(|m| {
+        f.fns
+            .iter()
+            .position(|x| x.name == *m && x.impl_id.is_some_and(|id| f.impls[id].self_type == t))
+            .map(|index| FnRef { file: tf, index })
+    })
+}
+
+/// The file that defines the type `name` as used in file `fi`, and its
+/// name there: the file itself when it has an impl of it, else where its
+/// import leads.
+fn resolve_type(
+    files: &[FileFacts],
+    fi: usize,
+    name: &str,
+    depth: usize,
+) -> Option<(usize, String)> {
+    let f = &files[fi];
+    if f.impls.iter().any(|i| i.self_type == name) {
+        return Some((fi, name.to_string()));
+    }
+    if depth > 4 {
+        return None;
+    }
+    let (_, path) = f.uses.iter().find(|(alias, _)| alias == name)?;
+    let (item, module) = path.split_last()?;
+    let mf = module_file(files, fi, module)?;
+    resolve_type(files, mf, item, depth + 1)
+}
+
+/// The file of module `path` as written in file `fi` (`crate::a::b`,
+/// `self::b`, `super::b`, or `b` relative to `fi`'s module), when exactly
+/// one file of the crate is that module.
+fn module_file(files: &[FileFacts], fi: usize, path: &[String]) -> Option<usize> {
+    use std::path::{Path, PathBuf};
+    let here = &files[fi].file.path;
+    let dir = here.parent().unwrap_or(Path::new(""));
+    let stem = here.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    // `lib.rs`, `main.rs` and `mod.rs` own their folder; `a.rs` owns `a/`.
+    let own = if matches!(stem, "lib" | "main" | "mod") {
+        dir.to_path_buf()
+    } else {
+        dir.join(stem)
+    };
+    let is = |f: &FileFacts, p: &Path| {
+        f.file.path == p.with_extension("rs") || f.file.path == p.join("mod.rs")
+    };
+    let one = |found: Vec<usize>| (found.len() == 1).then(|| found[0]);
+    let (first, rest) = path.split_first()?;
+    match first.as_str() {
+        // Absolute: the one file whose path ends with the module's.
+        "crate" => {
+            if rest.is_empty() {
+                return None;
+            }
+            let tail: PathBuf = rest.iter().collect();
+            one(files
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| {
+                    let p = f.file.path.with_extension("");
+                    p.ends_with(&tail)
+                        || (p.ends_with("mod") && p.parent().is_some_and(|d| d.ends_with(&tail)))
+                })
+                .map(|(i, _)| i)
+                .collect())
+        }
+        _ => {
+            let (mut base, rest) = match first.as_str() {
+                "self" => (own, rest),
+                "super" => (own.parent()?.to_path_buf(), rest),
+                _ => (own, path),
+            };
+            let mut rest = rest;
+            while let Some((s, r)) = rest.split_first().filter(|(s, _)| *s == "super") {
+                let _ = s;
+                base = base.parent()?.to_path_buf();
+                rest = r;
+            }
+            if rest.is_empty() {
+                return None;
+            }
+            let target: PathBuf = base.join(rest.iter().collect::<PathBuf>());
+            one(files
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| is(f, &target))
+                .map(|(i, _)| i)
+                .collect())
+        }
+    }
 }
 
 /// The first method named one of `names` of an impl of `ty` in the crate.
@@ -1015,40 +1118,90 @@ fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Ve
             }
             let handler = dispatch_handler(idx, &d.tool);
             let (args, args_site) = args_struct(idx, handler.and_then(|h| handler_args(files, h)));
-            let file = Arc::clone(&f.file);
-            tools.push(CodeTool {
-                def: ToolDef {
-                    name: Spanned {
-                        value: d.tool.clone(),
-                        span: d.span,
-                    },
-                    name_file: Arc::clone(&file),
-                    name_holes: Vec::new(),
-                    name_via: Vec::new(),
-                    name_alternatives: Vec::new(),
-                    description: None,
-                    description_dynamic: true,
-                    input_schema: None,
-                    schema_file: Arc::clone(&file),
-                    schema_derived: false,
-                    handler: handler.map(|h| handler_info(files, h)),
-                    cfg: None,
-                    intake: None,
-                    strict: None,
-                    format: crate::model::ToolFormat::Dispatch,
-                    span: d.span,
-                    pointer: String::new(),
-                    name_pointer: String::new(),
-                    schema_pointer: String::new(),
-                    schema_kind: SchemaKind::JsonSchema,
-                    group: format!("{group}#{}#dispatch", file.display),
-                    file,
-                },
+            tools.push(reference_tool(
+                f,
+                &d.tool,
+                d.span,
+                handler.map(|h| handler_info(files, h)),
+                group,
                 handler,
-                args,
-                args_site,
-            });
+                (args, args_site),
+            ));
         }
+    }
+    // Registered under a name (`register_handler("wait_agent",
+    // Arc::new(WaitHandler))`) and declared elsewhere: the type's call
+    // method handles the tool. Only a type the import paths (or the file
+    // itself) resolve to one impl: a name like `Handler` may be many.
+    let mut seen_regs = BTreeSet::new();
+    for (fi, f) in files.iter().enumerate() {
+        for r in &f.registrations {
+            if declared.contains(&r.tool) || seen.contains(&r.tool) {
+                continue;
+            }
+            let Some(h) = type_call_method(idx, fi, &r.handler_type) else {
+                continue;
+            };
+            if !seen_regs.insert((r.tool.clone(), h)) {
+                continue;
+            }
+            let (args, args_site) = args_struct(idx, handler_args(files, h));
+            tools.push(reference_tool(
+                f,
+                &r.tool,
+                r.name_span,
+                Some(handler_info(files, h)),
+                group,
+                Some(h),
+                (args, args_site),
+            ));
+        }
+    }
+}
+
+/// A tool known only by its name where it is dispatched or registered:
+/// listed with its handler, its name and schema not judged here.
+fn reference_tool(
+    f: &FileFacts,
+    tool: &str,
+    span: Span,
+    info: Option<Handler>,
+    group: &str,
+    handler: Option<FnRef>,
+    (args, args_site): ArgsAt,
+) -> CodeTool {
+    let file = Arc::clone(&f.file);
+    CodeTool {
+        def: ToolDef {
+            name: Spanned {
+                value: tool.to_string(),
+                span,
+            },
+            name_file: Arc::clone(&file),
+            name_holes: Vec::new(),
+            name_via: Vec::new(),
+            name_alternatives: Vec::new(),
+            description: None,
+            description_dynamic: true,
+            input_schema: None,
+            schema_file: Arc::clone(&file),
+            schema_derived: false,
+            handler: info,
+            cfg: None,
+            intake: None,
+            strict: None,
+            format: crate::model::ToolFormat::Dispatch,
+            span,
+            pointer: String::new(),
+            name_pointer: String::new(),
+            schema_pointer: String::new(),
+            schema_kind: SchemaKind::JsonSchema,
+            group: format!("{group}#{}#dispatch", file.display),
+            file,
+        },
+        handler,
+        args,
+        args_site,
     }
 }
 

@@ -368,3 +368,64 @@ pub fn peel<'t>(mut n: TsNode<'t>, src: &str) -> TsNode<'t> {
     }
     n
 }
+
+/// The names a `use` declaration brings into scope, with the paths they
+/// stand for: `use a::b::{C, D as E};` gives `("C", [a, b, C])` and `("E",
+/// [a, b, D])`. Globs and single-segment imports name nothing to follow.
+pub fn use_aliases(n: TsNode, src: &str, out: &mut Vec<(String, Vec<String>)>) {
+    if let Some(arg) = n.child_by_field_name("argument") {
+        use_tree(arg, &[], src, out, 0);
+    }
+}
+
+fn use_tree(
+    n: TsNode,
+    prefix: &[String],
+    src: &str,
+    out: &mut Vec<(String, Vec<String>)>,
+    depth: usize,
+) {
+    if depth > 8 {
+        return;
+    }
+    let path = |p: TsNode| {
+        let mut v = prefix.to_vec();
+        v.extend(text(p, src).split("::").map(|s| s.trim().to_string()));
+        v
+    };
+    match n.kind() {
+        "scoped_identifier" | "identifier" => {
+            let full = path(n);
+            if full.len() >= 2
+                && let Some(last) = full.last()
+            {
+                out.push((last.clone(), full));
+            }
+        }
+        "use_as_clause" => {
+            if let (Some(p), Some(alias)) = (
+                n.child_by_field_name("path"),
+                n.child_by_field_name("alias"),
+            ) {
+                let full = path(p);
+                if full.len() >= 2 {
+                    out.push((text(alias, src).to_string(), full));
+                }
+            }
+        }
+        "scoped_use_list" => {
+            let base = n
+                .child_by_field_name("path")
+                .map_or_else(|| prefix.to_vec(), path);
+            if let Some(list) = n.child_by_field_name("list") {
+                use_tree(list, &base, src, out, depth + 1);
+            }
+        }
+        "use_list" => {
+            for c in named_children(n) {
+                use_tree(c, prefix, src, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}

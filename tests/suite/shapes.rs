@@ -901,3 +901,75 @@ fn files_no_mod_declaration_reaches_are_not_compiled_and_not_analysed() {
         .collect();
     assert!(!files.iter().any(|f| f.contains("old_tools")), "{files:?}");
 }
+
+/// `register_handler("wait_agent", Arc::new(WaitHandlerV2))` where
+/// `WaitHandlerV2` is `use ..::agents_v2::WaitHandler as WaitHandlerV2` and
+/// that is `pub use wait::Handler as WaitHandler`: the registered name is a
+/// reference tool handled by the `Handler` of `agents_v2/wait.rs`, not by
+/// another module's `Handler`.
+#[test]
+fn a_handler_registered_under_renamed_imports_is_the_one_the_paths_name() {
+    let tools = tools_json("tests/fixtures/M102/good-registered-renamed");
+    let handlers: Vec<(&str, &str, &str)> = tools
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                t["format"].as_str().unwrap(),
+                t["handler"]["file"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        handlers,
+        [
+            (
+                "wait_agent",
+                "dispatch",
+                "tests/fixtures/M102/good-registered-renamed/src/handlers/agents_v2/wait.rs"
+            ),
+            (
+                "wait_agent",
+                "dispatch",
+                "tests/fixtures/M102/good-registered-renamed/src/handlers/agents/wait.rs"
+            ),
+        ]
+    );
+}
+
+/// `server.add_tool("list".to_string(), Some("..".to_string()), json!(..),
+/// ListHandler { db })`: a positional tool whose name and description are
+/// owned strings and whose handler is a type, run by its `call`.
+#[test]
+fn a_positional_tool_with_owned_strings_and_a_handler_type() {
+    let lib = r#"use serde_json::{json, Value};
+
+pub struct ListHandler {
+    db: Vec<Value>,
+}
+
+impl ToolHandler for ListHandler {
+    async fn call(&self, arguments: Value) -> Result<Value, String> {
+        let limit = arguments.get("limit").and_then(|v| v.as_u64()).unwrap_or(10) as usize;
+        Ok(json!(self.db.iter().take(limit).collect::<Vec<_>>()))
+    }
+}
+
+pub async fn serve(server: &mut Server, db: Vec<Value>) {
+    server.add_tool(
+        "list".to_string(),
+        Some("List the stored records".to_string()),
+        json!({"type": "object", "properties": {"limit": {"type": "integer", "maximum": 100}}}),
+        ListHandler { db },
+    ).await;
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_json(dir.path());
+    let list = tool(&tools, "list");
+    assert_eq!(list["description"], "List the stored records");
+    assert_eq!(list["line"], 16);
+    assert_eq!(list["column"], 9);
+    assert_eq!(list["handler"]["function"], "call");
+    assert_eq!(list["handler"]["line"], 8);
+}
