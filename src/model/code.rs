@@ -649,6 +649,11 @@ pub enum SiteKind {
         /// body.chars().take(800).collect() })`): the model is told the
         /// call failed, and an error body is not output it asked for.
         into_error: bool,
+        /// The cut is made inside a closure (a reader thread's body) that
+        /// gives back only what it collected, with no marker and no flag:
+        /// a marker elsewhere in the function, or in its callers, is about
+        /// other output (stdout's notice does not tell of stderr's cut).
+        hidden_in_closure: bool,
     },
     /// `let name = sanitize(&raw); if seen.contains(&name) { warn!(..) }`:
     /// a name made by a function whose collision check only logs, so two

@@ -12,9 +12,6 @@ pub struct SilentTruncation;
 
 impl Rule for SilentTruncation {
     fn check_function(&self, _cx: &Context, f: &FunctionView, out: &mut Vec<Candidate>) {
-        if f.fact.marks_truncation {
-            return;
-        }
         for site in &f.fact.sites {
             let SiteKind::Truncate {
                 how,
@@ -22,11 +19,14 @@ impl Rule for SilentTruncation {
                 collection,
                 into_error,
                 dest,
+                hidden_in_closure,
             } = &site.kind
             else {
                 continue;
             };
-            if *into_error {
+            // A marker in the function tells of its cuts, except of one a
+            // closure made and gave back without a word.
+            if *into_error || (f.fact.marks_truncation && !hidden_in_closure) {
                 continue;
             }
             // `content_snippet: text.chars().take(600).collect()`: the field
@@ -69,7 +69,9 @@ impl Rule for SilentTruncation {
                 .note("the model takes the shortened output for the whole of it: a file looks shorter, a search looks like it found everything, a log seems to end early")
                 .help("say in the result that it was cut and how much is left (`[truncated: 12000 of 48213 bytes]`, `truncated: true`, `… 40 more`), and how to get the rest");
             let mut c = f.candidate(diag, Need::Surface);
-            c.quiet = Quiet::IfCallerMarksTruncation;
+            if !hidden_in_closure {
+                c.quiet = Quiet::IfCallerMarksTruncation;
+            }
             out.push(c);
         }
     }

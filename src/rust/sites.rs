@@ -437,6 +437,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     limit: self.bound(n),
                     collection: argument_name(recv, src),
                     into_error: into_error(call, src),
+                    hidden_in_closure: false,
                     dest: stored_in(call, src),
                 },
             });
@@ -464,6 +465,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     limit: self.bound(cap),
                     collection,
                     into_error: false,
+                    hidden_in_closure: hidden_in_closure(i, src),
                 },
             });
         }
@@ -487,6 +489,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     limit: self.bound(*end),
                     collection: String::new(),
                     into_error: into_error(ix, src),
+                    hidden_in_closure: false,
                     dest: stored_in(ix, src),
                 },
             });
@@ -561,6 +564,44 @@ fn collects_in_loop(i: TsNode, collection: &str, src: &str) -> bool {
         }
     }
     false
+}
+
+/// Is `n` inside a closure (`thread::spawn(move || { .. buf })`) whose
+/// body says nothing of a cut: no string that mentions one, no field or
+/// local named for it (`truncated`), and no tuple carrying a flag (`(buf,
+/// true)`)? What the closure gives back cannot tell its caller it was cut.
+fn hidden_in_closure(n: TsNode, src: &str) -> bool {
+    let mut p = n;
+    let closure = loop {
+        let Some(up) = p.parent() else { return false };
+        match up.kind() {
+            "closure_expression" => break up,
+            "function_item" => return false,
+            _ => p = up,
+        }
+    };
+    let Some(body) = field(closure, "body") else {
+        return false;
+    };
+    let mut says = false;
+    ts::walk(body, &mut |c| {
+        if says {
+            return false;
+        }
+        says = match c.kind() {
+            "string_literal" | "raw_string_literal" => ts::string_value(c, src)
+                .is_some_and(|s| crate::model::words::mentions_truncation(&s, &[])),
+            "identifier" | "field_identifier" => {
+                crate::model::words::truncation_field(text(c, src))
+            }
+            "tuple_expression" => ts::named_children(c)
+                .iter()
+                .any(|x| x.kind() == "boolean_literal"),
+            _ => false,
+        };
+        !says
+    });
+    !says
 }
 
 /// Does the value of `n` go into an error: an argument of `Err(..)`, or
