@@ -52,8 +52,12 @@ pub enum ValueExpr {
 pub enum SchemaExpr {
     /// A `json!` literal, with spans into this file.
     Json(Node),
-    /// Derived from a Rust type: `Parameters<T>`, `schema_for!(T)`.
+    /// Derived from a Rust type by an SDK: `Parameters<T>`,
+    /// `cached_schema_for_type::<T>()`.
     Type(String, Span),
+    /// Derived from a Rust type by schemars itself (`schema_for!(T)`), whose
+    /// default settings write an `Option<T>` field as `"type": [T, "null"]`.
+    Schemars(String, Span),
     /// What a function returns: `Self::input_schema()`.
     Call(String, Span),
     /// A schema synthesised from rmcp `#[tool(param)]` parameters, anchored
@@ -291,6 +295,9 @@ pub struct FieldFact {
     /// the bounds as written, which the derived schema states as
     /// `minimum`/`maximum`.
     pub range: (Option<String>, Option<String>),
+    /// `#[schemars(with = "Vec<String>")]`: the type the schema is derived
+    /// from instead of the field's own.
+    pub schema_with: Option<String>,
 }
 
 #[derive(Clone, Debug)]

@@ -141,8 +141,11 @@ impl Rule for TargetSchemaUnsupported {
             selected("openai-strict") || (strict && openai_format && selected("openai"));
         let anthropic_strict = selected("anthropic-strict")
             || (strict && tool.format == ToolFormat::Anthropic && selected("anthropic"));
-        let gemini = tool.schema_kind == SchemaKind::OpenApiSubset
-            && (selected("gemini") || selected("portable"));
+        let gemini_selected = selected("gemini") || selected("portable");
+        let gemini = tool.schema_kind == SchemaKind::OpenApiSubset && gemini_selected;
+        // A JSON Schema tool (MCP, Anthropic, OpenAI) reaches Gemini through
+        // hosts that convert it: the shapes the conversion cannot fix.
+        let gemini_converted = tool.schema_kind != SchemaKind::OpenApiSubset && gemini_selected;
         let anthropic = selected("anthropic") || selected("anthropic-strict");
         let need_items: Vec<&str> = ["openai", "openai-strict", "gemini", "portable"]
             .into_iter()
@@ -178,6 +181,9 @@ impl Rule for TargetSchemaUnsupported {
             }
             if gemini {
                 check_gemini(&mut c, node, p);
+            }
+            if gemini_converted {
+                check_gemini_converted(&mut c, node, p);
             }
             if openai_strict {
                 check_openai_strict(&mut c, node, sub);
@@ -284,6 +290,54 @@ fn check_gemini(c: &mut Checker, node: &Node, p: &str) {
                 .collect();
             c.push(first.span, &format!("{p}/enum/{i}"), format!("enum at {} has values that are not strings ({}); Gemini enums are strings only", Checker::at(p), short(&shown.join(", "))), "not a string", "Gemini answers `function declaration enum only allowed for STRING type`", "use string values (`\"1\"`) and convert them in the handler");
         }
+    }
+}
+
+/// What a JSON Schema tool carries to Gemini through a host that converts
+/// its schema to Gemini's `parameters` (hosts fold a scalar `["string",
+/// "null"]` into `nullable`, but not these):
+/// - `items` beside a type array (`"type": ["array", "null"]`, what
+///   schemars writes for an `Option<Vec<T>>`): Gemini accepts `items` only
+///   on a single `ARRAY` type (BeaconBay/ck#106, sbroenne/mcp-server-excel#672:
+///   `…items: field predicate failed: $type == Type.ARRAY`);
+/// - `null` among the `enum` values of a nullable string: Gemini enums are
+///   strings only (eric-tramel/moraine#369).
+fn check_gemini_converted(c: &mut Checker, node: &Node, p: &str) {
+    let note = "an MCP host or agent that sends this tool to Gemini gets HTTP 400 for the whole request, so no tool of the list reaches the model";
+    if node.get("items").is_some()
+        && let Some(t) = node.get("type")
+        && let Some(types) = t.items()
+        && types.iter().any(|x| x.as_str() == Some("array"))
+    {
+        c.push(
+            t.span,
+            &format!("{p}/type"),
+            format!(
+                "`items` at {} sits beside a type array; Gemini takes `items` only on the single type `array`",
+                Checker::at(p)
+            ),
+            "type array with `items`",
+            &format!("{note} (`…items: field predicate failed: $type == Type.ARRAY`)"),
+            "make the type `\"array\"` alone and treat a missing key as an empty list (for an `Option<Vec<T>>` field derived by schemars: `#[schemars(with = \"Vec<T>\")]`)",
+        );
+    }
+    if let Some(e) = node.get("enum").and_then(Node::items)
+        && let Some((i, null)) = e
+            .iter()
+            .enumerate()
+            .find(|(_, v)| matches!(v.kind, NodeKind::Null))
+    {
+        c.push(
+            null.span,
+            &format!("{p}/enum/{i}"),
+            format!(
+                "`null` among the enum values at {}; Gemini enums are strings only",
+                Checker::at(p)
+            ),
+            "`null` in `enum`",
+            &format!("{note} (`function declaration enum only allowed for STRING type`)"),
+            "list only the strings and make the property optional, or use `anyOf: [{\"type\": \"string\", \"enum\": [..]}, {\"type\": \"null\"}]`",
+        );
     }
 }
 

@@ -470,6 +470,7 @@ impl<'a> Analyzer<'a> {
                         ("schemars" | "schema", "description", Some((v, _))) => {
                             f.description = Some(v)
                         }
+                        ("schemars", "with", Some((v, _))) => f.schema_with = Some(v),
                         _ => {}
                     }
                 }

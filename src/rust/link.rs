@@ -353,11 +353,12 @@ impl<'a> Index<'a> {
         }
         match e {
             SchemaExpr::Json(n) => Some((n.clone(), file, None)),
-            SchemaExpr::Type(t, _) => {
+            SchemaExpr::Type(t, _) | SchemaExpr::Schemars(t, _) => {
                 let s = self.find_struct(t, file)?;
                 let st = &self.files[s.0].structs[s.1];
+                let nulls = matches!(e, SchemaExpr::Schemars(..));
                 Some((
-                    struct_schema(&st.fields, st.deny_unknown_fields, st.name_span),
+                    struct_schema(&st.fields, st.deny_unknown_fields, nulls, st.name_span),
                     s.0,
                     Some(s),
                 ))
@@ -365,7 +366,7 @@ impl<'a> Index<'a> {
             SchemaExpr::Params(fields, at) => {
                 let at = *at;
                 // Derived, but from parameters rather than a struct.
-                Some((struct_schema(fields, false, at), file, Some(PARAMS)))
+                Some((struct_schema(fields, false, false, at), file, Some(PARAMS)))
             }
             SchemaExpr::Call(name, _) => {
                 let fns = self.fns.get(name.as_str())?;
@@ -412,12 +413,31 @@ fn json_type(ty: &str) -> Option<&'static str> {
 
 /// The members of the schema schemars writes for a Rust type: its `type`,
 /// and for sequences their `items` (`{}` when the element type is not
-/// known here).
-fn type_schema(ty: &str, at: Span, depth: usize) -> Vec<Member> {
+/// known here). With `nulls` (schemars' own settings), an `Option<T>` is
+/// `"type": [T, "null"]`; SDKs that derive through schemars may rewrite it
+/// (rmcp 0.x added `nullable: true` instead), so it is left as `T` there.
+fn type_schema(ty: &str, at: Span, nulls: bool, depth: usize) -> Vec<Member> {
     let Some(t) = json_type(ty) else {
         return Vec::new();
     };
-    let mut members = vec![member("type", synth(NodeKind::String(t.into()), at), at)];
+    let owned = |ty: &str| ty.trim_start_matches('&').trim().to_string();
+    let (ty, optional) = match owned(ty)
+        .strip_prefix("Option<")
+        .and_then(|r| r.strip_suffix('>'))
+    {
+        Some(inner) => (inner.trim().to_string(), true),
+        None => (owned(ty), false),
+    };
+    let ty = ty.as_str();
+    let type_value = if nulls && optional {
+        NodeKind::Array(vec![
+            synth(NodeKind::String(t.into()), at),
+            synth(NodeKind::String("null".into()), at),
+        ])
+    } else {
+        NodeKind::String(t.into())
+    };
+    let mut members = vec![member("type", synth(type_value, at), at)];
     if t == "array" {
         let inner = ty
             .split_once('<')
@@ -425,7 +445,7 @@ fn type_schema(ty: &str, at: Span, depth: usize) -> Vec<Member> {
             .map(|(i, _)| i.trim())
             .unwrap_or("");
         let item = if depth < 8 {
-            type_schema(inner, at, depth + 1)
+            type_schema(inner, at, nulls, depth + 1)
         } else {
             Vec::new()
         };
@@ -435,11 +455,12 @@ fn type_schema(ty: &str, at: Span, depth: usize) -> Vec<Member> {
 }
 
 /// The input schema schemars derives from fields: spans point at the fields.
-fn struct_schema(fields: &[FieldFact], closed: bool, at: Span) -> Node {
+fn struct_schema(fields: &[FieldFact], closed: bool, nulls: bool, at: Span) -> Node {
     let mut props = Vec::new();
     let mut required = Vec::new();
     for f in fields.iter().filter(|f| !f.skip && !f.flatten) {
-        let mut members = type_schema(&f.ty, f.span, 0);
+        let ty = f.schema_with.as_deref().unwrap_or(&f.ty);
+        let mut members = type_schema(ty, f.span, nulls, 0);
         for (key, bound) in [("minimum", &f.range.0), ("maximum", &f.range.1)] {
             let Some(b) = bound else { continue };
             // A literal as a number; a constant (`max = MAX_PAGE`) as a
@@ -568,7 +589,8 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
             // `ToolSpec::for_args::<tool::Arguments>(..)` where every tool
             // module has its own `Arguments`: the one beside the handler.
             if schema.is_none()
-                && let (Some(s @ SchemaExpr::Type(..)), Some(h)) = (&decl.schema, handler)
+                && let (Some(s @ (SchemaExpr::Type(..) | SchemaExpr::Schemars(..))), Some(h)) =
+                    (&decl.schema, handler)
                 && h.file != fi
             {
                 schema = idx.resolve_schema(s, h.file, None, 0);
@@ -578,7 +600,7 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
             // A schema derived from `T` (`schema_for!(T)`) and a handler
             // that takes a `T`: the arguments are a `T`.
             let args_from_schema = match &decl.schema {
-                Some(SchemaExpr::Type(t, span)) => handler
+                Some(SchemaExpr::Type(t, span) | SchemaExpr::Schemars(t, span)) => handler
                     .filter(|h| {
                         files[h.file].fns[h.index]
                             .params
@@ -850,6 +872,10 @@ fn add_caller_tools(files: &mut [FileFacts]) {
                         .type_arg
                         .as_ref()
                         .map(|(ty, span)| SchemaExpr::Type(type_name(ty).to_string(), *span)),
+                    Some(SchemaExpr::Schemars(t, _)) if helper.generics.contains(t) => call
+                        .type_arg
+                        .as_ref()
+                        .map(|(ty, span)| SchemaExpr::Schemars(type_name(ty).to_string(), *span)),
                     other if cf == hf => other.clone(),
                     _ => None,
                 };

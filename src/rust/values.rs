@@ -388,7 +388,7 @@ pub fn schema_expr(n: TsNode, src: &str, locals: &Locals) -> Option<SchemaExpr> 
                     "schema_for" => {
                         let body = ts::macro_body(n)?;
                         let ty = ts::named_children(body).into_iter().next()?;
-                        Some(SchemaExpr::Type(
+                        Some(SchemaExpr::Schemars(
                             type_name(text(ty, src)).to_string(),
                             ts::span(ty),
                         ))
