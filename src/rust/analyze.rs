@@ -1838,6 +1838,9 @@ impl<'t, 's> Flow<'t, 's> {
             "macro_invocation" => {
                 self.macro_call(n);
                 self.macro_field_reads(n);
+                if ts::macro_name(n, src) == "json" {
+                    self.json_calls(n);
+                }
                 // A project macro handed the arguments object may read any
                 // key of it (`ipc!(ctx, args, ..)`): the key reads seen are
                 // not all.
@@ -2197,12 +2200,20 @@ impl<'t, 's> Flow<'t, 's> {
     /// spans need no shifting and this function's locals apply as they
     /// are), and keeps the tools and dispatch arms found in it.
     fn reparse(&mut self, body: TsNode<'t>, prefix: &str) {
+        self.reparse_with(body, prefix, " }", false);
+    }
+
+    /// [`Self::reparse`] with a suffix of its own; `calls` keeps the calls
+    /// made in the text as this function's (a helper called for each tool
+    /// inside a `json!` array).
+    fn reparse_with(&mut self, body: TsNode<'t>, prefix: &str, suffix: &str, calls: bool) {
         let src = self.src;
-        let Ok(tree) = super::parse_embedded(src, body.start_byte(), body.end_byte(), prefix, " }")
+        let Ok(tree) =
+            super::parse_embedded(src, body.start_byte(), body.end_byte(), prefix, suffix)
         else {
             return;
         };
-        let mut flow = Flow::new(src, &[], true);
+        let mut flow = Flow::new(src, &[], !calls);
         flow.reparse_depth = self.reparse_depth + 1;
         flow.locals = self.locals.clone();
         let Some(block) = tree
@@ -2215,6 +2226,48 @@ impl<'t, 's> Flow<'t, 's> {
         flow.visit(block, 0);
         self.tools.append(&mut flow.tools);
         self.dispatch.append(&mut flow.dispatch);
+        if calls {
+            self.call_facts.append(&mut flow.call_facts);
+        }
+    }
+
+    /// `json!({"tools": [tool("a", "..", schema_a()), tool("b", ..)]})`: a
+    /// macro body is a token tree, so an array in it whose elements are
+    /// calls with a string first (a tool-building helper, called once per
+    /// tool) is parsed again as an array expression, and its calls are this
+    /// function's.
+    fn json_calls(&mut self, n: TsNode<'t>) {
+        const PREFIX: &str = "fn __toolaudit_json() { let _ = ";
+        let src = self.src;
+        if self.reparse_depth > 2 {
+            return;
+        }
+        let Some(body) = ts::macro_body(n) else {
+            return;
+        };
+        let mut arrays = Vec::new();
+        ts::walk(body, &mut |c| {
+            if c.kind() != "token_tree" || !text(c, src).starts_with('[') {
+                return true;
+            }
+            let kids = ts::children(c);
+            let calls_with_a_string = kids.windows(2).any(|w| {
+                w[0].kind() == "identifier"
+                    && w[1].kind() == "token_tree"
+                    && text(w[1], src).starts_with('(')
+                    && ts::children(w[1]).get(1).is_some_and(|a| {
+                        matches!(a.kind(), "string_literal" | "raw_string_literal")
+                    })
+            });
+            if calls_with_a_string {
+                arrays.push(c);
+                return false;
+            }
+            true
+        });
+        for a in arrays {
+            self.reparse_with(a, PREFIX, "; }", true);
+        }
     }
 
     /// `format!("{}", args.limit)`: `.limit` in a token tree, not followed

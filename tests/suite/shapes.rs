@@ -973,3 +973,39 @@ pub async fn serve(server: &mut Server, db: Vec<Value>) {
     assert_eq!(list["handler"]["function"], "call");
     assert_eq!(list["handler"]["line"], 8);
 }
+
+/// `json!({"tools": [tool("set_path", "..", object(..)), ..]})`: a
+/// tool-building helper called for each tool inside a `json!` array (a
+/// token tree, parsed again) declares one tool per call.
+#[test]
+fn a_helper_called_inside_a_json_array_declares_a_tool_per_call() {
+    let lib = r#"use serde_json::{Value, json};
+
+fn tool(name: &str, description: &str, input_schema: Value) -> Value {
+    json!({"name": name, "description": description, "inputSchema": input_schema})
+}
+
+fn object(fields: &[(&str, Value)], required: &[&str]) -> Value {
+    let properties: serde_json::Map<String, Value> =
+        fields.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+pub fn tools_list() -> Value {
+    json!({
+        "tools": [
+            tool("set_path", "Set the project path", object(&[("path", json!({"type": "string"}))], &["path"])),
+            tool("index.status", "Index statistics", object(&[], &[]))
+        ]
+    })
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_json(dir.path());
+    let names: Vec<(&str, u64)> = tools
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(names, [("set_path", 16), ("index.status", 17)]);
+    assert_eq!(tool(&tools, "set_path")["format"], "mcp");
+}
