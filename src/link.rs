@@ -160,6 +160,7 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
                 Quiet::Never => false,
                 Quiet::IfFieldDocumentsBound(key, numbers) => {
                     reaching_tool_documents_bound(k, r)
+                        || states_bound_at_run_time(k, &f.fns[c.fn_index], key, numbers)
                         || k.files.iter().flat_map(|f| &f.structs).any(|s| {
                             s.fields.iter().any(|f| {
                                 (f.name == *key || f.wire == *key)
@@ -206,6 +207,22 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// Does the crate build a schema for property `key` at run time with the
+/// bound's largest number (`props.insert("limit".into(), integer_field(1,
+/// 500))` for a `.clamp(1, 500)`)? When the clamped value is a local
+/// (`lm`, `n`), a key the function reads stands for it.
+fn states_bound_at_run_time(k: &Unit, func: &FnFact, key: &str, numbers: &[String]) -> bool {
+    let Some(largest) = numbers.iter().max_by_key(|n| n.parse::<u64>().unwrap_or(0)) else {
+        return false;
+    };
+    k.files
+        .iter()
+        .flat_map(|f| &f.stated_bounds)
+        .any(|(prop, ns)| {
+            ns.contains(largest) && (prop == key || func.key_reads.iter().any(|r| r.key == *prop))
+        })
 }
 
 /// Does a tool tell the model about a bound on its input: a `maximum` in

@@ -439,6 +439,10 @@ pub struct FileFacts {
     /// The file `include!`s source text: its module tree is not the whole
     /// story.
     pub includes: bool,
+    /// Properties given a schema with numbers where it is built at run
+    /// time (`props.insert("limit".into(), integer_field(1, 500))`): the
+    /// property and the numbers, for a bound the schema states.
+    pub stated_bounds: Vec<(String, Vec<String>)>,
     /// Names brought into scope by imports, with the path they stand for
     /// (`use a::b::Handler as WaitHandler` is `("WaitHandler", ["a", "b",
     /// "Handler"])`), at the file's top or in a function body: what a name
@@ -633,6 +637,10 @@ pub enum SiteKind {
         /// What is parsed is a parameter of the function itself (a
         /// handler parsing its own arguments runs with the default).
         own_parameter: bool,
+        /// The arm of a JSON-RPC method `match` the parse is in
+        /// (`"tools/list" => from_value(params).unwrap_or_default()`):
+        /// another request's parameters, not a tool call's.
+        method_arm: Option<String>,
     },
     /// A requested value capped by bounds (M301).
     Clamp {

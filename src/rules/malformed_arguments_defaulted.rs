@@ -16,10 +16,19 @@ impl Rule for MalformedArgumentsDefaulted {
                 default,
                 goes_to,
                 own_parameter,
+                method_arm,
             } = &site.kind
             else {
                 continue;
             };
+            // `"tools/list" => from_value(params).unwrap_or_default()`: the
+            // parameters of another request (a page cursor), not a call's.
+            if method_arm
+                .as_deref()
+                .is_some_and(|m| !m.to_ascii_lowercase().contains("call"))
+            {
+                continue;
+            }
             let named = names_arguments(&input.text);
             if !named && input.mask == 0 && !cx.all {
                 continue;

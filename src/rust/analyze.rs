@@ -170,6 +170,7 @@ pub fn analyze(
             mods: Vec::new(),
             includes: file.text.contains("include!("),
             uses: Vec::new(),
+            stated_bounds: Vec::new(),
         },
         mod_path: Vec::new(),
     };
@@ -608,6 +609,7 @@ impl<'a> Analyzer<'a> {
             self.rmcp_tool(node, index, &fact, attrs);
             self.facts.registrations.append(&mut flow.registrations);
             self.facts.uses.append(&mut flow.uses);
+            self.facts.stated_bounds.append(&mut flow.stated_bounds);
             let own_type = impl_id.map(|id| self.facts.impls[id].self_type.clone());
             for (ty, field_name, value) in std::mem::take(&mut flow.field_inits) {
                 let ty = match (ty.as_str(), &own_type) {
@@ -1260,6 +1262,8 @@ pub struct Flow<'t, 's> {
     registrations: Vec<Registration>,
     /// `use a::B as C;` in the body: (C, [a, B]).
     uses: Vec<(String, Vec<String>)>,
+    /// `props.insert("limit", integer_field(1, 500))`: (key, numbers).
+    stated_bounds: Vec<(String, Vec<String>)>,
     /// `Self { tool_name: format!(..), .. }`: (type as written, field, value).
     field_inits: Vec<(String, String, ValueExpr)>,
     returns: Vec<ValueExpr>,
@@ -1310,6 +1314,7 @@ impl<'t, 's> Flow<'t, 's> {
             map_inserts: Vec::new(),
             registrations: Vec::new(),
             uses: Vec::new(),
+            stated_bounds: Vec::new(),
             field_inits: Vec::new(),
             returns: Vec::new(),
             item_only,
@@ -1947,10 +1952,24 @@ impl<'t, 's> Flow<'t, 's> {
             && let Some(r) = recv.filter(|r| r.kind() == "identifier")
             && let [k, v] = ts::call_args(n)[..]
             && let Some(key) = ts::string_value(ts::peel(k, src), src)
-            && MAP_TOOL_KEYS.contains(&key.as_str())
         {
-            self.map_inserts
-                .push((text(r, src).to_string(), key, v, ts::span(k)));
+            if MAP_TOOL_KEYS.contains(&key.as_str()) {
+                self.map_inserts
+                    .push((text(r, src).to_string(), key, v, ts::span(k)));
+            } else if matches!(v.kind(), "call_expression" | "macro_invocation") {
+                // A property's schema built by a call with numbers
+                // (`integer_field(1, 500)`, `json!({"maximum": 500})`).
+                let mut numbers = Vec::new();
+                ts::walk(v, &mut |c| {
+                    if c.kind() == "integer_literal" {
+                        numbers.push(text(c, src).replace('_', ""));
+                    }
+                    true
+                });
+                if !numbers.is_empty() {
+                    self.stated_bounds.push((key, numbers));
+                }
+            }
         }
         // `params.path.ok_or_else(|| ..)?`: a missing field is an error.
         if matches!(

@@ -374,6 +374,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     default,
                     goes_to: dispatched(call, self),
                     own_parameter,
+                    method_arm: method_arm(call, src),
                 },
             });
         }
@@ -564,6 +565,32 @@ fn collects_in_loop(i: TsNode, collection: &str, src: &str) -> bool {
         }
     }
     false
+}
+
+/// The JSON-RPC method of the `match` arm `n` is in, when the arm's
+/// pattern is a method name (`"tools/list"`, `"resources/read"`,
+/// `"initialize"`, `"ping"`).
+fn method_arm(n: TsNode, src: &str) -> Option<String> {
+    let mut p = n;
+    loop {
+        let up = p.parent()?;
+        match up.kind() {
+            "match_arm" => {
+                let pat = field(up, "pattern")?;
+                let lit = ts::named_children(pat)
+                    .into_iter()
+                    .find_map(|c| ts::string_value(c, src))?;
+                let is_method = matches!(lit.as_str(), "initialize" | "ping")
+                    || (lit.contains('/')
+                        && lit.split('/').all(|s| {
+                            !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
+                        }));
+                return is_method.then_some(lit);
+            }
+            "function_item" | "closure_expression" => return None,
+            _ => p = up,
+        }
+    }
 }
 
 /// Is `n` inside a closure (`thread::spawn(move || { .. buf })`) whose
