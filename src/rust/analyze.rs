@@ -2264,6 +2264,15 @@ impl<'t, 's> Flow<'t, 's> {
         let Some(body) = ts::macro_body(n) else {
             return;
         };
+        // Most `json!` bodies call nothing with a string: look before
+        // walking the token tree.
+        let calls_a_string = |t: &str| {
+            t.match_indices('(')
+                .any(|(i, _)| t[i + 1..].trim_start().starts_with('"'))
+        };
+        if !calls_a_string(text(body, src).get(1..).unwrap_or_default()) {
+            return;
+        }
         let mut arrays = Vec::new();
         ts::walk(body, &mut |c| {
             if c.kind() != "token_tree" || !text(c, src).starts_with('[') {
