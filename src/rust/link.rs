@@ -1090,8 +1090,9 @@ fn module_file(files: &[FileFacts], fi: usize, path: &[String]) -> Option<usize>
                 _ => (own, path),
             };
             let mut rest = rest;
-            while let Some((s, r)) = rest.split_first().filter(|(s, _)| *s == "super") {
-                let _ = s;
+            while let [up, r @ ..] = rest
+                && up == "super"
+            {
                 base = base.parent()?.to_path_buf();
                 rest = r;
             }
@@ -1145,10 +1146,9 @@ fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Ve
             let handler = dispatch_handler(idx, &d.tool);
             let (args, args_site) = args_struct(idx, handler.and_then(|h| handler_args(files, h)));
             tools.push(reference_tool(
+                files,
                 f,
-                &d.tool,
-                d.span,
-                handler.map(|h| handler_info(files, h)),
+                (&d.tool, d.span),
                 group,
                 handler,
                 (args, args_site),
@@ -1173,10 +1173,9 @@ fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Ve
             }
             let (args, args_site) = args_struct(idx, handler_args(files, h));
             tools.push(reference_tool(
+                files,
                 f,
-                &r.tool,
-                r.name_span,
-                Some(handler_info(files, h)),
+                (&r.tool, r.name_span),
                 group,
                 Some(h),
                 (args, args_site),
@@ -1188,10 +1187,9 @@ fn reference_tools(files: &[FileFacts], idx: &Index, group: &str, tools: &mut Ve
 /// A tool known only by its name where it is dispatched or registered:
 /// listed with its handler, its name and schema not judged here.
 fn reference_tool(
+    files: &[FileFacts],
     f: &FileFacts,
-    tool: &str,
-    span: Span,
-    info: Option<Handler>,
+    (tool, span): (&str, Span),
     group: &str,
     handler: Option<FnRef>,
     (args, args_site): ArgsAt,
@@ -1212,7 +1210,7 @@ fn reference_tool(
             input_schema: None,
             schema_file: Arc::clone(&file),
             schema_derived: false,
-            handler: info,
+            handler: handler.map(|h| handler_info(files, h)),
             cfg: None,
             intake: None,
             strict: None,
