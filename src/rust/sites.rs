@@ -575,22 +575,32 @@ fn method_arm(n: TsNode, src: &str) -> Option<String> {
     loop {
         let up = p.parent()?;
         match up.kind() {
+            // The nearest arm whose pattern names a method; an inner
+            // `match` on something else is looked through.
             "match_arm" => {
-                let pat = field(up, "pattern")?;
-                let lit = ts::named_children(pat)
-                    .into_iter()
-                    .find_map(|c| ts::string_value(c, src))?;
-                let is_method = matches!(lit.as_str(), "initialize" | "ping")
-                    || (lit.contains('/')
-                        && lit.split('/').all(|s| {
-                            !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
-                        }));
-                return is_method.then_some(lit);
+                let lit = field(up, "pattern").and_then(|pat| {
+                    ts::named_children(pat)
+                        .into_iter()
+                        .find_map(|c| ts::string_value(c, src))
+                });
+                if let Some(lit) = lit.filter(|l| is_rpc_method(l)) {
+                    return Some(lit);
+                }
+                p = up;
             }
             "function_item" | "closure_expression" => return None,
             _ => p = up,
         }
     }
+}
+
+/// `initialize`, `ping`, `tools/list`, `notifications/initialized`.
+fn is_rpc_method(lit: &str) -> bool {
+    matches!(lit, "initialize" | "ping")
+        || (lit.contains('/')
+            && lit
+                .split('/')
+                .all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic() || c == '_')))
 }
 
 /// Is `n` inside a closure (`thread::spawn(move || { .. buf })`) whose
