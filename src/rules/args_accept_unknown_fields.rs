@@ -26,10 +26,20 @@ impl Rule for ArgsAcceptUnknownFields {
             // field, so nothing is dropped silently.
             // An optional field whose absence the code turns into an error
             // (`args.path.ok_or(..)?`) fails loudly when misspelt too.
-            let droppable = s
-                .fields
-                .iter()
-                .find(|f| f.optional && !f.skip && !checked.contains(f.name.as_str()));
+            let optional = |f: &&crate::model::code::FieldFact| {
+                f.optional && !f.skip && !checked.contains(f.name.as_str())
+            };
+            // An optional field nothing reads changes nothing when its key
+            // is misspelt (M104 reports the field); serialised wholesale,
+            // every field may be used.
+            let getters = s.derives("Getters") || s.derives("CopyGetters");
+            let read = |f: &&crate::model::code::FieldFact| {
+                s.derives("Serialize")
+                    || k.field_reads.contains(&f.name)
+                    || (getters && k.accessor_calls.contains(&f.name))
+            };
+            let droppable = s.fields.iter().filter(optional).find(read);
+            let unread_optional = s.fields.iter().filter(optional).find(|f| !read(f));
             // A tool without parameters (`struct DevicesParams {}`): the
             // model has nothing to misspell, and nothing sent can be used.
             let no_fields = s.fields.iter().all(|f| f.skip);
@@ -66,7 +76,13 @@ impl Rule for ArgsAcceptUnknownFields {
                 ),
                 None => (
                     Severity::Note,
-                    "every field is required, so a misspelt key fails as a missing field; but an extra key the model adds (an option it believes exists, such as `encoding` or `recursive`) is dropped without a word and the call runs as if it had not been sent".to_string(),
+                    match unread_optional {
+                        Some(f) => format!(
+                            "the only optional fields (such as `{}`) are never read, so a misspelt one changes nothing; but an extra key the model adds (an option it believes exists) is dropped without a word and the call runs as if it had not been sent",
+                            f.wire
+                        ),
+                        None => "every field is required, so a misspelt key fails as a missing field; but an extra key the model adds (an option it believes exists, such as `encoding` or `recursive`) is dropped without a word and the call runs as if it had not been sent".to_string(),
+                    },
                 ),
             };
             let mut d = Diagnostic::new("M102", severity, file, s.name_span)

@@ -87,7 +87,7 @@ fn m102_on_arguments_whose_fields_are_all_required_is_a_note() {
         .collect();
     assert_eq!(
         severities,
-        [Severity::Note; 3],
+        [Severity::Note; 4],
         "{}",
         describe(&all_required.diagnostics)
     );
