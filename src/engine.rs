@@ -353,7 +353,12 @@ fn check_crate(root: &Path, files: Vec<FileFacts>, opts: &ScanOptions, cx: &Cont
                 .is_some_and(|c| c.as_os_str() == "examples")
         })
     };
-    let mut k = rust::link::link(files, &group, &own);
+    let mut k = rust::link::link(
+        files,
+        &group,
+        &own,
+        rust::deps::rmcp_writes_type_arrays(root),
+    );
     let mut out = crate::link::findings(&mut k, opts.scope == Scope::All);
     for entry in &opts.rules {
         entry.rule.check_unit(cx, &k, &mut out);

@@ -303,7 +303,7 @@ fn check_gemini(c: &mut Checker, node: &Node, p: &str) {
 /// - `null` among the `enum` values of a nullable string: Gemini enums are
 ///   strings only (eric-tramel/moraine#369).
 fn check_gemini_converted(c: &mut Checker, node: &Node, p: &str) {
-    let note = "an MCP host or agent that sends this tool to Gemini gets HTTP 400 for the whole request, so no tool of the list reaches the model";
+    let note = "a host or agent that converts this schema to Gemini's `parameters` (several MCP hosts do; some fold type arrays first) gets HTTP 400 for the whole request, so no tool of the list reaches the model";
     if node.get("items").is_some()
         && let Some(t) = node.get("type")
         && let Some(types) = t.items()

@@ -526,8 +526,15 @@ fn name_rewrites(files: &[FileFacts]) -> Vec<(usize, &NameRewrite)> {
 }
 
 /// Links one crate. `group` names the tool list the crate's tools form;
-/// `own_group` says which files form lists of their own (examples).
-pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) -> bool) -> Unit {
+/// `own_group` says which files form lists of their own (examples);
+/// `rmcp_type_arrays`: the crate's rmcp derives `Option<T>` as `"type": [T,
+/// "null"]` (see [`super::deps`]).
+pub fn link(
+    files: Vec<FileFacts>,
+    group: &str,
+    own_group: &dyn Fn(&SourceFile) -> bool,
+    rmcp_type_arrays: bool,
+) -> Unit {
     let mut files = files;
     add_caller_tools(&mut files);
     add_registered_tools(&mut files);
@@ -557,9 +564,19 @@ pub fn link(files: Vec<FileFacts>, group: &str, own_group: &dyn Fn(&SourceFile) 
             if !seen.insert((name.value.clone(), fi, decl.span.start)) {
                 continue;
             }
-            let mut schema = decl
-                .schema
+            // rmcp's `Parameters<T>` is derived as schemars writes it when
+            // the crate's rmcp keeps the type arrays.
+            let derived_by_rmcp = match &decl.schema {
+                Some(SchemaExpr::Type(t, s))
+                    if rmcp_type_arrays && decl.format == crate::model::ToolFormat::Rmcp =>
+                {
+                    Some(SchemaExpr::Schemars(t.clone(), *s))
+                }
+                _ => None,
+            };
+            let mut schema = derived_by_rmcp
                 .as_ref()
+                .or(decl.schema.as_ref())
                 .and_then(|s| idx.resolve_schema(s, fi, decl.impl_id, 0));
             // The declaration's own method, then a dispatch on the name
             // (`"grep" => self.grep(args)`), then the impl's `call`.

@@ -11,6 +11,7 @@
 //! dispatch, and the surface through the call graph.
 
 pub mod analyze;
+pub mod deps;
 pub mod jsonlit;
 pub mod link;
 pub mod modules;
