@@ -545,8 +545,21 @@ pub fn link(
     for (fi, f) in files.iter().enumerate() {
         for decl in &f.tools {
             let name_fi = decl.name_file.unwrap_or(fi);
-            let Some(mut name) = idx.resolve_name(&decl.name, name_fi, decl.impl_id, 0) else {
-                continue; // a name only known at run time: say nothing
+            // A name only known at run time stays a tool when its schema is
+            // known: `{}`, one hole, which the name rules leave alone; its
+            // schema and handler are still checked. Without a schema, such a
+            // shape is as often a tool call or a `tool_choice` as a tool.
+            let resolved = idx.resolve_name(&decl.name, name_fi, decl.impl_id, 0);
+            let mut name = match resolved {
+                Some(n) => n,
+                None if decl.schema.as_ref().is_some_and(|s| {
+                    idx.resolve_schema(s, fi, decl.impl_id, 0)
+                        .is_some_and(|(n, _, _)| n.is_object())
+                }) =>
+                {
+                    Name::new("{}".into(), vec![(0, 2)], name_fi, decl.name_site)
+                }
+                None => continue,
             };
             // The crate sends `name()` rewritten: check what it sends.
             let mut rewritten = None;

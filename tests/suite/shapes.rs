@@ -1009,3 +1009,37 @@ pub fn tools_list() -> Value {
     assert_eq!(names, [("set_path", 16), ("index.status", 17)]);
     assert_eq!(tool(&tools, "set_path")["format"], "mcp");
 }
+
+/// A tool whose name is only known at run time (`name: tool_name` from a
+/// loop) but whose schema is written out stays in the inventory as `{}`:
+/// its schema is checked (S102 here), its name is not judged.
+#[test]
+fn a_tool_named_at_run_time_keeps_its_schema_checked() {
+    let lib = r#"use serde_json::{Value, json};
+
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+pub fn plugin_tools(names: &[String]) -> Vec<Tool> {
+    names
+        .iter()
+        .map(|tool_name| Tool {
+            name: tool_name.clone(),
+            description: "Run a plugin command".into(),
+            input_schema: json!({"properties": {"args": {"type": "string"}}}),
+        })
+        .collect()
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["name"], "{}");
+    assert_eq!(tools[0]["name_is_template"], true);
+    let found = super::util::scan(&[dir.path()], &["S102", "N101", "N104"], &[]).diagnostics;
+    let codes: Vec<&str> = found.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["S102"], "{}", super::util::describe(&found));
+}
