@@ -50,6 +50,8 @@ pub const CALL_METHODS: &[&str] = &[
 
 /// Calls that convert or default a value without computing a new one.
 const CONVERSIONS: &[&str] = &[
+    // `Value::Object(args)`: the same object as a `Value`.
+    "Object",
     "from_value",
     "from_str",
     "from_slice",
