@@ -2751,36 +2751,41 @@ impl<'t, 's> Flow<'t, 's> {
     /// The tools recognised in a JSON value written in Rust (`json!`, a raw
     /// string).
     fn json_tools(&mut self, node: &Node) {
-        for found in manifest::recognize_all(node) {
-            let name = match &found.name.kind {
-                NodeKind::String(s) => ValueExpr::Str(Spanned {
-                    value: s.clone(),
-                    span: found.name.span,
-                }),
-                NodeKind::Opaque(t) => match self.locals.strs.get(t.trim()) {
-                    Some(v) => v.clone(),
-                    None => match self.locals.params.get(t.trim()) {
-                        Some(&(position, fn_index)) => ValueExpr::Param {
-                            position,
-                            fn_index,
-                            span: found.name.span,
-                        },
-                        None => values::value_from_text(t, found.name.span),
+        // A string, or an expression: a local, a parameter (its callers
+        // give the value: `fn tool(name, description, ..) -> Value`).
+        let value = |n: &Node| match &n.kind {
+            NodeKind::String(s) => Some(ValueExpr::Str(Spanned {
+                value: s.clone(),
+                span: n.span,
+            })),
+            NodeKind::Opaque(t) => Some(match self.locals.strs.get(t.trim()) {
+                Some(v) => v.clone(),
+                None => match self.locals.params.get(t.trim()) {
+                    Some(&(position, fn_index)) => ValueExpr::Param {
+                        position,
+                        fn_index,
+                        span: n.span,
                     },
+                    None => values::value_from_text(t, n.span),
                 },
-                _ => continue,
+            }),
+            _ => None,
+        };
+        let mut found_tools = Vec::new();
+        for found in manifest::recognize_all(node) {
+            let Some(name) = value(found.name) else {
+                continue;
             };
+            let description = found
+                .description
+                .map(|d| value(d).unwrap_or(ValueExpr::Unknown));
+            found_tools.push((found, name, description));
+        }
+        for (found, name, description) in found_tools {
             self.tools.push({
                 let mut d =
                     ToolDecl::new(name, found.name.span, found.span.start_only(), found.format);
-                d.description = found.description.map(|d| match &d.kind {
-                    NodeKind::String(s) => ValueExpr::Str(Spanned {
-                        value: s.clone(),
-                        span: d.span,
-                    }),
-                    NodeKind::Opaque(t) => values::value_from_text(t, d.span),
-                    _ => ValueExpr::Unknown,
-                });
+                d.description = description;
                 d.schema = found.schema.and_then(|n| match &n.kind {
                     // `"parameters": schema` or `"inputSchema": Self::schema()`
                     NodeKind::Opaque(t) => match values::value_from_text(t, n.span) {

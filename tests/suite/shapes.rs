@@ -1008,6 +1008,11 @@ pub fn tools_list() -> Value {
         .collect();
     assert_eq!(names, [("set_path", 16), ("index.status", 17)]);
     assert_eq!(tool(&tools, "set_path")["format"], "mcp");
+    // The helper's `description` parameter takes what each call passes.
+    assert_eq!(
+        tool(&tools, "set_path")["description"],
+        "Set the project path"
+    );
 }
 
 /// A tool whose name is only known at run time (`name: tool_name` from a
