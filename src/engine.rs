@@ -353,11 +353,18 @@ fn check_crate(root: &Path, files: Vec<FileFacts>, opts: &ScanOptions, cx: &Cont
                 .is_some_and(|c| c.as_os_str() == "examples")
         })
     };
+    // Which rmcp derives the schemas matters only to a crate with rmcp
+    // tools: the lock file is read for those alone.
+    let rmcp_tools = files.iter().any(|f| {
+        f.tools
+            .iter()
+            .any(|t| t.format == crate::model::ToolFormat::Rmcp)
+    });
     let mut k = rust::link::link(
         files,
         &group,
         &own,
-        rust::deps::rmcp_writes_type_arrays(root),
+        rmcp_tools && rust::deps::rmcp_writes_type_arrays(root),
     );
     let mut out = crate::link::findings(&mut k, opts.scope == Scope::All);
     for entry in &opts.rules {

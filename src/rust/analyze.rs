@@ -2486,14 +2486,10 @@ impl<'t, 's> Flow<'t, 's> {
         }
         // `"..."`, `Some("...".to_string())`.
         let description = args[1..schema_at].iter().find_map(|a| {
-            let mut v = ts::peel(*a, src);
-            if v.kind() == "call_expression"
-                && ts::callee(v, src).is_some_and(|(f, recv)| f == "Some" && recv.is_none())
-                && let [inner] = ts::call_args(v)[..]
-            {
-                v = ts::peel(inner, src);
+            match values::value_expr(*a, src, &self.locals) {
+                ValueExpr::Str(s) => Some((s.value, ts::span(*a))),
+                _ => None,
             }
-            ts::string_value(v, src).map(|s| (s, ts::span(*a)))
         });
         let handler = args[schema_at + 1..]
             .iter()
