@@ -649,7 +649,7 @@ impl<'a> Analyzer<'a> {
             }
             flow.map_tools();
             self.take_tools(&mut flow, fact.cfg.clone(), impl_id);
-            super::sites::record(src, &mut fact, &flow);
+            super::sites::record(src, &mut fact, &flow, self.cx.truncation_markers);
             let view = FunctionView {
                 file: self.file,
                 index,

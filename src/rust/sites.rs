@@ -22,13 +22,20 @@ pub struct FnSites<'v, 't, 's> {
     pub src: &'s str,
     pub fact: &'v FnFact,
     pub flow: &'v Flow<'t, 's>,
+    /// The project's own truncation markers (`[options] truncation-markers`).
+    pub markers: &'v [String],
 }
 
 /// Records the sites of a function in `fact.sites` (and whether it talks
 /// about limits, when it clamps).
-pub fn record(src: &str, fact: &mut FnFact, flow: &Flow) {
+pub fn record(src: &str, fact: &mut FnFact, flow: &Flow, markers: &[String]) {
     let sites = {
-        let f = FnSites { src, fact, flow };
+        let f = FnSites {
+            src,
+            fact,
+            flow,
+            markers,
+        };
         let mut out = Vec::new();
         f.selects(&mut out);
         f.parse_fallbacks(&mut out);
@@ -466,7 +473,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     limit: self.bound(cap),
                     collection,
                     into_error: false,
-                    hidden_in_closure: hidden_in_closure(i, src),
+                    hidden_in_closure: hidden_in_closure(i, src, self.markers),
                 },
             });
         }
@@ -607,7 +614,7 @@ fn is_rpc_method(lit: &str) -> bool {
 /// body says nothing of a cut: no string that mentions one, no field or
 /// local named for it (`truncated`), and no tuple carrying a flag (`(buf,
 /// true)`)? What the closure gives back cannot tell its caller it was cut.
-fn hidden_in_closure(n: TsNode, src: &str) -> bool {
+fn hidden_in_closure(n: TsNode, src: &str, markers: &[String]) -> bool {
     let mut p = n;
     let closure = loop {
         let Some(up) = p.parent() else { return false };
@@ -627,7 +634,7 @@ fn hidden_in_closure(n: TsNode, src: &str) -> bool {
         }
         says = match c.kind() {
             "string_literal" | "raw_string_literal" => ts::string_value(c, src)
-                .is_some_and(|s| crate::model::words::mentions_truncation(&s, &[])),
+                .is_some_and(|s| crate::model::words::mentions_truncation(&s, markers)),
             "identifier" | "field_identifier" => {
                 crate::model::words::truncation_field(text(c, src))
             }

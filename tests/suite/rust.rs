@@ -281,6 +281,74 @@ fn test_folders_are_skipped_and_counted() {
         .code(1);
 }
 
+/// A project's own marker said inside a reader thread's closure marks that
+/// closure's cut (M302 reports a closure that returns its buffer without a
+/// word, and the configured markers are words too).
+#[test]
+fn truncation_markers_from_the_config_file_count_inside_a_closure() {
+    let lib = r#"use serde_json::{Value, json};
+
+const STDERR_LIMIT: usize = 512 * 1024;
+
+pub struct Run;
+
+impl Run {
+    fn name(&self) -> &'static str {
+        "run_command"
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
+    }
+
+    fn call(&self, _args: &Value) -> String {
+        let reader = std::thread::spawn(move || {
+            let mut pipe = std::io::Cursor::new(read_stderr());
+            let mut buf: Vec<u8> = Vec::new();
+            let mut chunk = [0u8; 4096];
+            loop {
+                match std::io::Read::read(&mut pipe, &mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if buf.len() + n > STDERR_LIMIT {
+                            break;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                    }
+                }
+            }
+            let mut text = String::from_utf8_lossy(&buf).into_owned();
+            if buf.len() >= STDERR_LIMIT - 4096 {
+                text.push_str("\n<<snip>>");
+            }
+            text
+        });
+        reader.join().unwrap_or_default()
+    }
+}
+
+fn read_stderr() -> Vec<u8> {
+    Vec::new()
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    bin()
+        .current_dir(dir.path())
+        .args(["scan", ".", "--select", "M302"])
+        .assert()
+        .code(1);
+    std::fs::write(
+        dir.path().join("toolaudit.toml"),
+        "[options]\ntruncation-markers = [\"<<snip>>\"]\n",
+    )
+    .unwrap();
+    bin()
+        .current_dir(dir.path())
+        .args(["scan", ".", "--select", "M302"])
+        .assert()
+        .code(0);
+}
+
 /// `[options] truncation-markers`: a project's own way of saying output was
 /// cut counts as a marker; a misspelt option key is an error.
 #[test]
