@@ -281,6 +281,24 @@ fn test_folders_are_skipped_and_counted() {
         .code(1);
 }
 
+/// M302 fires in `dir` until `<<snip>>` is configured as a truncation
+/// marker, and is silent after.
+fn m302_silent_only_with_snip_marker(dir: &Path) {
+    let m302 = || {
+        bin()
+            .current_dir(dir)
+            .args(["scan", ".", "--select", "M302"])
+            .assert()
+    };
+    m302().code(1);
+    std::fs::write(
+        dir.join("toolaudit.toml"),
+        "[options]\ntruncation-markers = [\"<<snip>>\"]\n",
+    )
+    .unwrap();
+    m302().code(0);
+}
+
 /// A project's own marker said inside a reader thread's closure marks that
 /// closure's cut (M302 reports a closure that returns its buffer without a
 /// word, and the configured markers are words too).
@@ -332,21 +350,7 @@ fn read_stderr() -> Vec<u8> {
 }
 "#;
     let dir = crate_with(&[("src/lib.rs", lib)]);
-    bin()
-        .current_dir(dir.path())
-        .args(["scan", ".", "--select", "M302"])
-        .assert()
-        .code(1);
-    std::fs::write(
-        dir.path().join("toolaudit.toml"),
-        "[options]\ntruncation-markers = [\"<<snip>>\"]\n",
-    )
-    .unwrap();
-    bin()
-        .current_dir(dir.path())
-        .args(["scan", ".", "--select", "M302"])
-        .assert()
-        .code(0);
+    m302_silent_only_with_snip_marker(dir.path());
 }
 
 /// `[options] truncation-markers`: a project's own way of saying output was
@@ -383,21 +387,7 @@ fn read_logs() -> String {
 }
 "#;
     let dir = crate_with(&[("src/lib.rs", lib)]);
-    bin()
-        .current_dir(dir.path())
-        .args(["scan", ".", "--select", "M302"])
-        .assert()
-        .code(1);
-    std::fs::write(
-        dir.path().join("toolaudit.toml"),
-        "[options]\ntruncation-markers = [\"<<snip>>\"]\n",
-    )
-    .unwrap();
-    bin()
-        .current_dir(dir.path())
-        .args(["scan", ".", "--select", "M302"])
-        .assert()
-        .code(0);
+    m302_silent_only_with_snip_marker(dir.path());
     std::fs::write(
         dir.path().join("toolaudit.toml"),
         "[options]\ntruncation-marker = [\"<<snip>>\"]\n",
