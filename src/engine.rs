@@ -524,6 +524,9 @@ fn check_file(
     drop(docs);
     for tool in &out.tools {
         for entry in &opts.rules {
+            if tool.format.names_only() && entry.family().id != "N" {
+                continue;
+            }
             entry.rule.check_tool(cx, tool, &mut out.diagnostics);
         }
     }

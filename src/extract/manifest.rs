@@ -39,6 +39,7 @@ const NOT_TOOL_ARRAYS: &[&str] = &["skills", "steps", "actions", "prompts"];
 pub fn extract(file: &Arc<SourceFile>, docs: &[Node]) -> Vec<ToolDef> {
     let mut out = Vec::new();
     for (index, doc) in docs.iter().enumerate() {
+        out.extend(super::openapi::operations(file, index, doc));
         find_tools(doc, &mut |node, pointer, cx, found| {
             out.extend(tool_def(file, index, node, pointer, cx, found));
         });

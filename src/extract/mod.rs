@@ -4,3 +4,4 @@
 //! inventory, so rules never depend on where a tool was declared.
 
 pub mod manifest;
+pub mod openapi;

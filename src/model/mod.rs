@@ -80,6 +80,10 @@ pub enum ToolFormat {
     /// language or service), so its name, description and schema are not
     /// judged here; its handler is.
     Dispatch,
+    /// An operation of an OpenAPI document (`paths./x.post`), named by its
+    /// `operationId` as the importers that offer it to a model name it
+    /// (ChatGPT Actions, Bedrock action groups, OpenAPI-to-MCP converters).
+    OpenApi,
 }
 
 impl ToolFormat {
@@ -106,12 +110,19 @@ impl ToolFormat {
             ToolFormat::OpenaiMcpListTools => "openai-mcp-list-tools",
             ToolFormat::Function => "function",
             ToolFormat::Dispatch => "dispatch",
+            ToolFormat::OpenApi => "openapi",
         }
     }
 
     /// Only referenced here, by a dispatch: the declaration is elsewhere.
     pub fn is_reference(self) -> bool {
         self == ToolFormat::Dispatch
+    }
+
+    /// Only the name rules judge it: an OpenAPI operation's parameters and
+    /// HTTP documentation are not an input schema and a tool description.
+    pub fn names_only(self) -> bool {
+        self == ToolFormat::OpenApi
     }
 }
 

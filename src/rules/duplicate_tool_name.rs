@@ -13,6 +13,10 @@ impl Rule for DuplicateToolName {
         // Every earlier tool of each name: one per platform may share it.
         let mut seen: HashMap<&str, Vec<&ToolDef>> = HashMap::new();
         for &tool in tools {
+            // An empty name is no name (N101), not a shared one.
+            if tool.name.value.is_empty() {
+                continue;
+            }
             let earlier_ones = seen.entry(tool.name.value.as_str()).or_default();
             // One name written once is one tool, however many declarations
             // take it from there (`add_tool(name, ..)` builds a `ToolInfo`

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::{Context, Rule, join_and};
+use crate::extract::openapi;
 use crate::model::{Diagnostic, Severity, ToolDef, ToolFormat};
 use crate::targets::Target;
 
@@ -36,6 +37,10 @@ impl Rule for InvalidToolName {
 
 fn check_name(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
     let name = &tool.name.value;
+    if name.is_empty() && tool.format == ToolFormat::OpenApi {
+        out.push(missing_operation_id(tool));
+        return;
+    }
     let len = name.chars().count();
     // A name built at run time (`{server}:{tool}`): only its literal
     // characters are known, and its length is not.
@@ -163,6 +168,12 @@ fn check_name(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
         ToolFormat::Mcp | ToolFormat::Vscode | ToolFormat::OpenaiMcpListTools | ToolFormat::Rmcp
     );
     let note = match (severity == Severity::Error, via_hosts) {
+        _ if tool.format == ToolFormat::OpenApi => format!(
+            "importers that name the tool by its `operationId` (OpenAPI-to-MCP converters, agent \
+             frameworks' OpenAPI toolkits) pass it on to {}, which answer HTTP 400 for every \
+             request that offers it; others rename or skip the operation",
+            join_and(&rejecting)
+        ),
         (true, false) => "every request that offers this tool fails with HTTP 400, so the \
                  model loses all tools of that request, not only this one"
             .to_string(),
@@ -210,6 +221,36 @@ fn check_name(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
             .help(help)
             .for_tool_name(tool),
     );
+}
+
+/// An OpenAPI operation without `operationId`: the tool importers make of
+/// it has no name.
+fn missing_operation_id(tool: &ToolDef) -> Diagnostic {
+    let op = openapi::operation_label(tool).unwrap_or_else(|| "operation".to_string());
+    // `POST /a.create` -> `post_a_create`
+    let (method, path) = op.split_once(' ').unwrap_or(("", &op));
+    let mut suggestion = method.to_ascii_lowercase();
+    for c in path.chars() {
+        if c.is_ascii_alphanumeric() {
+            suggestion.push(c);
+        } else if !suggestion.is_empty() && !suggestion.ends_with('_') {
+            suggestion.push('_');
+        }
+    }
+    let suggestion: String = suggestion.trim_end_matches('_').chars().take(64).collect();
+    Diagnostic::new("N101", Severity::Warning, &tool.name_file, tool.name.span)
+        .message(format!("operation `{op}` of an OpenAPI document has no `operationId`, so the tool made of it has no name"))
+        .label("operation without `operationId`")
+        .note(
+            "importers name each tool by its `operationId`: ChatGPT Actions skip the operation \
+             (`method post is missing operationId; skipping`), Amazon Bedrock refuses to create \
+             the action group, and OpenAPI-to-MCP converters make a name of method and path \
+             (`POST:/x`) that providers reject; the model never gets the tool, or gets it under \
+             a name no one chose",
+        )
+        .help(format!(
+            "add an `operationId` of ASCII letters, digits, `_` and `-`, e.g. `{suggestion}`"
+        ))
 }
 
 /// Which selected targets reject a problem, and which only advise against it.

@@ -226,3 +226,52 @@ fn a_clean_manifest_has_no_findings() {
         describe(&scan.diagnostics)
     );
 }
+
+/// An OpenAPI operation is a tool named by its `operationId`: a missing one
+/// is reported at the method, an invalid one at the id; nothing else of the
+/// operation is judged (its parameters are not an input schema).
+#[test]
+fn openapi_operations_are_judged_by_their_operation_ids_only() {
+    let bad = Path::new("tests/fixtures/N101/bad-openapi.yaml");
+    let found = scan(&[bad], &["ALL"], &[]);
+    let got: Vec<(&str, usize, Severity)> = found
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.file.line_col(d.span.start).line, d.severity))
+        .collect();
+    assert_eq!(
+        got,
+        // Two operations without a name are not two tools of one name (N103).
+        [
+            ("N101", 9, Severity::Warning),
+            ("N101", 22, Severity::Error),
+            ("N101", 28, Severity::Warning)
+        ],
+        "{}",
+        describe(&found.diagnostics)
+    );
+    assert!(
+        found.diagnostics[0]
+            .message
+            .contains("`GET /sensors/{id}/reading`")
+    );
+    assert!(
+        found.diagnostics[0]
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("`get_sensors_id_reading`"))
+    );
+    assert_eq!(found.tools.len(), 3);
+    // Valid ids; `open_vents` has no summary, which S106 does not judge here.
+    let good = scan(
+        &[Path::new("tests/fixtures/N101/good-openapi.json")],
+        &["ALL"],
+        &[],
+    );
+    assert_eq!(good.tools.len(), 2);
+    assert!(
+        good.diagnostics.is_empty(),
+        "{}",
+        describe(&good.diagnostics)
+    );
+}
