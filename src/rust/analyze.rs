@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use tree_sitter::Node as TsNode;
 
+use super::ts::KindName as _;
+
 use super::jsonlit;
 use super::ts::{self, field, text};
 use super::values::{self, Locals, inner_type, type_name};
@@ -217,7 +219,7 @@ impl<'a> Analyzer<'a> {
             return;
         }
         for child in ts::named_children(node) {
-            match child.kind() {
+            match child.kind_name() {
                 "function_item" => {
                     let attrs = ts::attributes(child);
                     let test = in_test || is_test_attrs(&attrs, self.src);
@@ -380,7 +382,7 @@ impl<'a> Analyzer<'a> {
         let Some(name) = field(node, "name") else {
             return;
         };
-        let Some(body) = field(node, "body").filter(|b| b.kind() == "field_declaration_list")
+        let Some(body) = field(node, "body").filter(|b| b.kind_name() == "field_declaration_list")
         else {
             return;
         };
@@ -434,7 +436,7 @@ impl<'a> Analyzer<'a> {
             }
         }
         for decl in ts::named_children(body) {
-            if decl.kind() != "field_declaration" {
+            if decl.kind_name() != "field_declaration" {
                 continue;
             }
             let (Some(fname), Some(fty)) = (field(decl, "name"), field(decl, "type")) else {
@@ -549,16 +551,16 @@ impl<'a> Analyzer<'a> {
                     ts::named_children(tp)
                         .into_iter()
                         .filter_map(|p| {
-                            let id = if p.kind() == "type_identifier" {
+                            let id = if p.kind_name() == "type_identifier" {
                                 Some(p)
                             } else {
                                 field(p, "name").or_else(|| field(p, "left")).or_else(|| {
                                     ts::named_children(p)
                                         .into_iter()
-                                        .find(|c| c.kind() == "type_identifier")
+                                        .find(|c| c.kind_name() == "type_identifier")
                                 })
                             }?;
-                            (id.kind() == "type_identifier").then(|| text(id, src).to_string())
+                            (id.kind_name() == "type_identifier").then(|| text(id, src).to_string())
                         })
                         .collect()
                 })
@@ -785,7 +787,7 @@ fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
     let mut pending_attrs: Vec<String> = Vec::new();
     let mut pending_doc: Option<String> = None;
     for p in ts::named_children(ps) {
-        match p.kind() {
+        match p.kind_name() {
             "attribute_item" => {
                 if let Some((path, Some(args))) = ts::attribute_parts(p, src) {
                     let a = ts::attribute_args(args, src);
@@ -864,7 +866,7 @@ fn params(node: TsNode, src: &str) -> Vec<ParamFact> {
                             && ["Value", "Map<", "JsonObject"]
                                 .iter()
                                 .any(|t| ty.contains(t)))
-                        || (pat.is_some_and(|n| n.kind() == "tuple_struct_pattern")
+                        || (pat.is_some_and(|n| n.kind_name() == "tuple_struct_pattern")
                             && ty.contains("JsonObject")));
                 out.push(ParamFact {
                     name,
@@ -890,7 +892,7 @@ fn name_rewrite(call: TsNode, src: &str) -> Option<NameRewrite> {
     if method != "replace" {
         return None;
     }
-    let lit = |n: TsNode| match n.kind() {
+    let lit = |n: TsNode| match n.kind_name() {
         "char_literal" => text(n, src)
             .strip_prefix('\'')?
             .strip_suffix('\'')
@@ -904,7 +906,7 @@ fn name_rewrite(call: TsNode, src: &str) -> Option<NameRewrite> {
     let (from, to) = (lit(from).filter(|f| !f.is_empty())?, lit(to)?);
     let mut r = recv?;
     for _ in 0..8 {
-        let (name, inner) = ts::callee(r, src).filter(|_| r.kind() == "call_expression")?;
+        let (name, inner) = ts::callee(r, src).filter(|_| r.kind_name() == "call_expression")?;
         match name.as_str() {
             "name" if inner.is_some() && ts::call_args(r).is_empty() => {
                 return Some(NameRewrite {
@@ -930,7 +932,7 @@ fn ends_in_error(i: TsNode, src: &str) -> bool {
         let Some(next) = alt.named_child(0) else {
             return false;
         };
-        if next.kind() == "if_expression" {
+        if next.kind_name() == "if_expression" {
             cur = next;
         } else {
             return super::sites::is_error_exit(next, src);
@@ -947,10 +949,10 @@ fn loud_read(read: TsNode, src: &str) -> bool {
     let mut n = read;
     for _ in 0..8 {
         let Some(p) = n.parent() else { return false };
-        match p.kind() {
+        match p.kind_name() {
             "try_expression" => return true,
             "field_expression" => {
-                let Some(call) = p.parent().filter(|c| c.kind() == "call_expression") else {
+                let Some(call) = p.parent().filter(|c| c.kind_name() == "call_expression") else {
                     return false;
                 };
                 match field(p, "field").map_or("", |f| text(f, src)) {
@@ -978,7 +980,7 @@ fn type_in(n: TsNode, src: &str) -> Option<String> {
     let mut n = n;
     for _ in 0..6 {
         n = ts::peel(n, src);
-        match n.kind() {
+        match n.kind_name() {
             "identifier" | "type_identifier" | "scoped_identifier" => {
                 let t = type_name(text(n, src));
                 return (t.chars().next().is_some_and(char::is_uppercase)
@@ -1010,7 +1012,7 @@ fn type_in(n: TsNode, src: &str) -> Option<String> {
 fn single_call<'t>(n: TsNode<'t>, src: &str) -> Option<TsNode<'t>> {
     let mut n = super::sites::unblock(n);
     for _ in 0..8 {
-        match n.kind() {
+        match n.kind_name() {
             "try_expression" | "await_expression" | "parenthesized_expression" => {
                 n = n.named_child(0)?;
             }
@@ -1091,15 +1093,15 @@ const STD_MACROS: &[&str] = &[
 /// `|args, ctx| async move { grep(args, ctx).await }` (a closure whose body
 /// is one call).
 fn handler_callee(a: TsNode, src: &str) -> Option<String> {
-    match a.kind() {
+    match a.kind_name() {
         "identifier" => Some(text(a, src).to_string()),
         "scoped_identifier" => field(a, "name").map(|n| text(n, src).to_string()),
         "closure_expression" => {
             let mut body = field(a, "body")?;
-            if body.kind() == "async_block" {
+            if body.kind_name() == "async_block" {
                 body = ts::named_children(body)
                     .into_iter()
-                    .find(|c| c.kind() == "block")?;
+                    .find(|c| c.kind_name() == "block")?;
             }
             let call = single_call(body, src)?;
             ts::callee(call, src).map(|(name, _)| name)
@@ -1111,7 +1113,7 @@ fn handler_callee(a: TsNode, src: &str) -> Option<String> {
 /// What a call can reach, from how it is written.
 fn call_target(call: TsNode, recv: Option<TsNode>, src: &str) -> CallTarget {
     if let Some(r) = recv {
-        return if r.kind() == "self" {
+        return if r.kind_name() == "self" {
             CallTarget::OwnType
         } else {
             CallTarget::Method
@@ -1174,8 +1176,8 @@ pub fn tail_expr(block: TsNode) -> Option<TsNode> {
     let last = ts::named_children(block)
         .into_iter()
         .rev()
-        .find(|n| !matches!(n.kind(), "line_comment" | "block_comment"))?;
-    match last.kind() {
+        .find(|n| !matches!(n.kind_name(), "line_comment" | "block_comment"))?;
+    match last.kind_name() {
         "expression_statement" | "let_declaration" | "empty_statement" => None,
         _ => Some(last),
     }
@@ -1186,7 +1188,7 @@ fn bindings<'t>(pat: TsNode<'t>, src: &str, out: &mut Vec<(String, TsNode<'t>)>,
     if depth > ts::MAX_DEPTH {
         return;
     }
-    match pat.kind() {
+    match pat.kind_name() {
         "identifier" => {
             let t = text(pat, src);
             if t.chars()
@@ -1364,7 +1366,7 @@ impl<'t, 's> Flow<'t, 's> {
     pub fn mask(&self, n: TsNode) -> u64 {
         let mut m = 0;
         ts::walk(n, &mut |c| {
-            if matches!(c.kind(), "identifier" | "self") {
+            if matches!(c.kind_name(), "identifier" | "self") {
                 m |= self.env.get(ts::text(c, self.src)).copied().unwrap_or(0);
             }
             true
@@ -1397,7 +1399,7 @@ impl<'t, 's> Flow<'t, 's> {
             None
         };
         let single =
-            matches!(pat.kind(), "identifier" | "tuple_struct_pattern") && names.len() == 1;
+            matches!(pat.kind_name(), "identifier" | "tuple_struct_pattern") && names.len() == 1;
         for (n, _) in &names {
             match &nested {
                 Some(v) if single => {
@@ -1424,19 +1426,19 @@ impl<'t, 's> Flow<'t, 's> {
         let mut reads = Vec::new();
         let mut ignored = Vec::new();
         ts::walk(pat, &mut |n| {
-            if n.kind() == "field_pattern" {
+            if n.kind_name() == "field_pattern" {
                 let Some(name) = field(n, "name") else {
                     return true;
                 };
                 let fname = text(name, src).to_string();
                 match field(n, "pattern") {
-                    Some(p) if p.kind() == "identifier" && text(p, src).starts_with('_') => {
+                    Some(p) if p.kind_name() == "identifier" && text(p, src).starts_with('_') => {
                         ignored.push((fname, ts::span(p)));
                     }
                     Some(p) if text(p, src) == "_" => ignored.push((fname, ts::span(p))),
                     _ => reads.push(fname),
                 }
-            } else if n.kind() == "shorthand_field_identifier" {
+            } else if n.kind_name() == "shorthand_field_identifier" {
                 reads.push(text(n, src).to_string());
             }
             true
@@ -1449,7 +1451,7 @@ impl<'t, 's> Flow<'t, 's> {
     /// `args.path.as_deref()`, or a local bound to one.
     fn field_of(&self, n: TsNode) -> Option<String> {
         let mut n = ts::peel(n, self.src);
-        if n.kind() == "call_expression"
+        if n.kind_name() == "call_expression"
             && let Some((m, Some(r))) = ts::callee(n, self.src)
             && matches!(
                 m.as_str(),
@@ -1458,7 +1460,7 @@ impl<'t, 's> Flow<'t, 's> {
         {
             n = ts::peel(r, self.src);
         }
-        match n.kind() {
+        match n.kind_name() {
             "field_expression" => field(n, "field").map(|f| text(f, self.src).to_string()),
             "identifier" => self.field_aliases.get(text(n, self.src)).cloned(),
             _ => None,
@@ -1478,7 +1480,7 @@ impl<'t, 's> Flow<'t, 's> {
             if !ok {
                 return false;
             }
-            match c.kind() {
+            match c.kind_name() {
                 "identifier" => {
                     let t = text(c, src);
                     // Closure parameters (`|v| v.as_u64()`) and constants pass.
@@ -1517,7 +1519,7 @@ impl<'t, 's> Flow<'t, 's> {
     /// A local bound to an object under a top-level key (see `nested`).
     fn nested_local(&self, n: TsNode) -> Option<(u64, String)> {
         let n = ts::peel(n, self.src);
-        (n.kind() == "identifier")
+        (n.kind_name() == "identifier")
             .then(|| self.nested.get(text(n, self.src)).cloned())
             .flatten()
     }
@@ -1530,7 +1532,7 @@ impl<'t, 's> Flow<'t, 's> {
         let mut n = n;
         for _ in 0..ts::MAX_DEPTH {
             n = ts::peel(n, src);
-            match n.kind() {
+            match n.kind_name() {
                 "index_expression" => {
                     let kids = ts::named_children(n);
                     let [obj, idx] = kids.as_slice() else {
@@ -1577,7 +1579,7 @@ impl<'t, 's> Flow<'t, 's> {
         let mut n = n;
         for _ in 0..ts::MAX_DEPTH {
             n = ts::peel(n, self.src);
-            match n.kind() {
+            match n.kind_name() {
                 "identifier" => return self.roots.get(text(n, self.src)).copied().unwrap_or(0),
                 "field_expression" => {
                     let f = field(n, "field").map_or("", |f| text(f, self.src));
@@ -1621,7 +1623,7 @@ impl<'t, 's> Flow<'t, 's> {
         let roots = &self.roots;
         let consumed = &mut self.consumed;
         ts::walk(n, &mut |c| {
-            if c.kind() == "identifier" && roots.contains_key(text(c, src)) {
+            if c.kind_name() == "identifier" && roots.contains_key(text(c, src)) {
                 consumed.insert(c.id());
             }
             true
@@ -1651,7 +1653,7 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         }
         let src = self.src;
-        match n.kind() {
+        match n.kind_name() {
             "let_declaration" => {
                 let value = field(n, "value");
                 self.let_type = field(n, "type").map(|t| text(t, src).to_string());
@@ -1661,7 +1663,7 @@ impl<'t, 's> Flow<'t, 's> {
                 self.let_type = None;
                 if let (Some(pat), Some(v)) = (field(n, "pattern"), value) {
                     self.bind_from(pat, v);
-                    if pat.kind() == "identifier" {
+                    if pat.kind_name() == "identifier" {
                         let name = text(pat, src).to_string();
                         match self.field_of(v) {
                             Some(f) => {
@@ -1731,7 +1733,7 @@ impl<'t, 's> Flow<'t, 's> {
                     return;
                 };
                 for arm in ts::named_children(block) {
-                    if arm.kind() != "match_arm" {
+                    if arm.kind_name() != "match_arm" {
                         continue;
                     }
                     if let Some(pat) = field(arm, "pattern") {
@@ -1754,7 +1756,7 @@ impl<'t, 's> Flow<'t, 's> {
                 // `if let Some(id) = &self.thread_id { .. } else { bail!(..) }`:
                 // a missing field is an error (through any `else if` chain).
                 if let Some(cond) = field(n, "condition")
-                    && cond.kind() == "let_condition"
+                    && cond.kind_name() == "let_condition"
                     && let Some(f) = field(cond, "value").and_then(|v| self.field_of(v))
                     && ends_in_error(n, src)
                 {
@@ -1762,21 +1764,23 @@ impl<'t, 's> Flow<'t, 's> {
                 }
                 if let Some(alt) = field(n, "alternative")
                     && let Some(next) = alt.named_child(0)
-                    && next.kind() == "if_expression"
+                    && next.kind_name() == "if_expression"
                 {
                     self.else_ifs.insert(next.id());
                 }
                 self.children(n, depth);
             }
             "call_expression" => {
-                if let Some(f) = field(n, "function").filter(|f| f.kind() == "field_expression") {
+                if let Some(f) =
+                    field(n, "function").filter(|f| f.kind_name() == "field_expression")
+                {
                     self.method_fields.insert(f.id());
                 }
                 self.call(n);
                 // Closures passed to a method see the receiver's value.
                 let recv = ts::callee(n, src).and_then(|(_, r)| r);
                 let cargs = ts::call_args(n);
-                let has_closure = cargs.iter().any(|a| a.kind() == "closure_expression");
+                let has_closure = cargs.iter().any(|a| a.kind_name() == "closure_expression");
                 let recv_mask = if has_closure {
                     recv.map_or(0, |r| self.mask(r))
                 } else {
@@ -1791,7 +1795,7 @@ impl<'t, 's> Flow<'t, 's> {
                     0
                 };
                 for a in cargs {
-                    if a.kind() == "closure_expression"
+                    if a.kind_name() == "closure_expression"
                         && let Some(ps) = field(a, "parameters")
                     {
                         for p in ts::named_children(ps) {
@@ -1865,7 +1869,7 @@ impl<'t, 's> Flow<'t, 's> {
                 // Token trees hold no expressions, but their string literals
                 // are markers and messages rules look for.
                 ts::walk(n, &mut |c| {
-                    if matches!(c.kind(), "string_literal" | "raw_string_literal") {
+                    if matches!(c.kind_name(), "string_literal" | "raw_string_literal") {
                         self.strings.push(c);
                     }
                     true
@@ -1907,7 +1911,7 @@ impl<'t, 's> Flow<'t, 's> {
             "assignment_expression" => {
                 if !self.item_only
                     && let (Some(l), Some(r)) = (field(n, "left"), field(n, "right"))
-                    && l.kind() == "field_expression"
+                    && l.kind_name() == "field_expression"
                     && field(l, "field").is_some_and(|f| text(f, src) == "name")
                     && let Some(obj) = field(l, "value")
                 {
@@ -1951,19 +1955,19 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         };
         if name == "insert"
-            && let Some(r) = recv.filter(|r| r.kind() == "identifier")
+            && let Some(r) = recv.filter(|r| r.kind_name() == "identifier")
             && let [k, v] = ts::call_args(n)[..]
             && let Some(key) = ts::string_value(ts::peel(k, src), src)
         {
             if MAP_TOOL_KEYS.contains(&key.as_str()) {
                 self.map_inserts
                     .push((text(r, src).to_string(), key, v, ts::span(k)));
-            } else if matches!(v.kind(), "call_expression" | "macro_invocation") {
+            } else if matches!(v.kind_name(), "call_expression" | "macro_invocation") {
                 // A property's schema built by a call with numbers
                 // (`integer_field(1, 500)`, `json!({"maximum": 500})`).
                 let mut numbers = Vec::new();
                 ts::walk(v, &mut |c| {
-                    if c.kind() == "integer_literal" {
+                    if c.kind_name() == "integer_literal" {
                         numbers.push(text(c, src).replace('_', ""));
                     }
                     true
@@ -1999,7 +2003,7 @@ impl<'t, 's> Flow<'t, 's> {
                 // Only what a name is passed as: a literal, a local, a
                 // `format!`, a concatenation.
                 let p = ts::peel(*a, src);
-                match p.kind() {
+                match p.kind_name() {
                     "string_literal" | "raw_string_literal" | "identifier"
                     | "scoped_identifier" | "binary_expression" | "if_expression"
                     | "match_expression" => values::value_expr_shallow(p, src, &self.locals),
@@ -2020,14 +2024,14 @@ impl<'t, 's> Flow<'t, 's> {
             direct,
             values,
             method: recv.is_some(),
-            self_arg: args.first().is_some_and(|a| a.kind() == "self"),
+            self_arg: args.first().is_some_and(|a| a.kind_name() == "self"),
             target: call_target(n, recv, src),
             span: ts::span(n),
             type_arg: values::turbofish(n, src),
         });
         // A function passed by name (`.map(format_line)`) is called too.
         for a in &args {
-            let passed = match a.kind() {
+            let passed = match a.kind_name() {
                 "identifier" => Some(text(*a, src)),
                 "scoped_identifier" => field(*a, "name").map(|x| text(x, src)),
                 _ => None,
@@ -2097,7 +2101,7 @@ impl<'t, 's> Flow<'t, 's> {
                     parent: Some(parent),
                 });
             } else if helper
-                && recv.is_none_or(|r| r.kind() == "self")
+                && recv.is_none_or(|r| r.kind_name() == "self")
                 && let Some(a) = args.iter().find(|a| self.root_mask(**a) != 0)
             {
                 let m = self.root_mask(*a);
@@ -2181,7 +2185,7 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         };
         let ty = rest.iter().find_map(|a| {
-            if a.kind() == "identifier" {
+            if a.kind_name() == "identifier" {
                 return self.locals.types.get(text(*a, src)).cloned();
             }
             type_in(*a, src)
@@ -2277,16 +2281,16 @@ impl<'t, 's> Flow<'t, 's> {
         }
         let mut arrays = Vec::new();
         ts::walk(body, &mut |c| {
-            if c.kind() != "token_tree" || !text(c, src).starts_with('[') {
+            if c.kind_name() != "token_tree" || !text(c, src).starts_with('[') {
                 return true;
             }
             let kids = ts::children(c);
             let calls_with_a_string = kids.windows(2).any(|w| {
-                w[0].kind() == "identifier"
-                    && w[1].kind() == "token_tree"
+                w[0].kind_name() == "identifier"
+                    && w[1].kind_name() == "token_tree"
                     && text(w[1], src).starts_with('(')
                     && ts::children(w[1]).get(1).is_some_and(|a| {
-                        matches!(a.kind(), "string_literal" | "raw_string_literal")
+                        matches!(a.kind_name(), "string_literal" | "raw_string_literal")
                     })
             });
             if calls_with_a_string {
@@ -2306,19 +2310,19 @@ impl<'t, 's> Flow<'t, 's> {
         let src = self.src;
         let mut reads = Vec::new();
         ts::walk(m, &mut |n| {
-            if n.kind() == "token_tree" {
+            if n.kind_name() == "token_tree" {
                 let kids = ts::children(n);
                 for w in kids.windows(3) {
                     if text(w[0], src) == "."
-                        && w[1].kind() == "identifier"
-                        && !(w[2].kind() == "token_tree" && text(w[2], src).starts_with('('))
+                        && w[1].kind_name() == "identifier"
+                        && !(w[2].kind_name() == "token_tree" && text(w[2], src).starts_with('('))
                     {
                         reads.push(text(w[1], src).to_string());
                     }
                 }
                 if let [.., dot, last] = kids.as_slice()
                     && text(*dot, src) == "."
-                    && last.kind() == "identifier"
+                    && last.kind_name() == "identifier"
                 {
                     reads.push(text(*last, src).to_string());
                 }
@@ -2336,7 +2340,7 @@ impl<'t, 's> Flow<'t, 's> {
         let src = self.src;
         // Only the top of a chain of method calls (the walk visits it
         // before the calls it is made of).
-        if field(n, "function").is_none_or(|f| f.kind() != "field_expression")
+        if field(n, "function").is_none_or(|f| f.kind_name() != "field_expression")
             || self.chain_links.remove(&n.id())
         {
             return;
@@ -2348,11 +2352,11 @@ impl<'t, 's> Flow<'t, 's> {
                 return;
             };
             match recv {
-                Some(r) if r.kind() == "call_expression" && methods.len() < 32 => {
+                Some(r) if r.kind_name() == "call_expression" && methods.len() < 32 => {
                     methods.push((name, cur));
                     cur = r;
                     // A link that is itself a method call is visited later.
-                    if field(r, "function").is_some_and(|f| f.kind() == "field_expression") {
+                    if field(r, "function").is_some_and(|f| f.kind_name() == "field_expression") {
                         self.chain_links.insert(r.id());
                     }
                 }
@@ -2391,7 +2395,7 @@ impl<'t, 's> Flow<'t, 's> {
                     input = margs
                         .iter()
                         .rev()
-                        .find(|a| a.kind() == "closure_expression")
+                        .find(|a| a.kind_name() == "closure_expression")
                         .and_then(|c| field(*c, "parameters"))
                         .and_then(|ps| ts::named_children(ps).into_iter().last())
                         .and_then(|p| field(p, "type"));
@@ -2448,7 +2452,7 @@ impl<'t, 's> Flow<'t, 's> {
             .and_then(|a| a.named_child(0))
             .is_some_and(|a| {
                 matches!(
-                    ts::peel(a, src).kind(),
+                    ts::peel(a, src).kind_name(),
                     "string_literal" | "raw_string_literal"
                 )
             });
@@ -2469,7 +2473,8 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         };
         let schema_at = args.iter().skip(1).position(|a| {
-            a.kind() == "macro_invocation" && matches!(ts::macro_name(*a, src), "json" | "object")
+            a.kind_name() == "macro_invocation"
+                && matches!(ts::macro_name(*a, src), "json" | "object")
         });
         let Some(schema_at) = schema_at.map(|i| i + 1) else {
             return;
@@ -2613,7 +2618,7 @@ impl<'t, 's> Flow<'t, 's> {
         let mut schema_key = "";
         let mut strict = None;
         for init in ts::named_children(body) {
-            let (key, value) = match init.kind() {
+            let (key, value) = match init.kind_name() {
                 "field_initializer" => match (field(init, "field"), field(init, "value")) {
                     (Some(k), Some(v)) => (text(k, src), v),
                     _ => continue,
@@ -2668,12 +2673,12 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         }
         let resolved = values::schema_expr(schema_node, src, &self.locals);
-        if by_id && resolved.is_none() && ts::peel(schema_node, src).kind() == "identifier" {
+        if by_id && resolved.is_none() && ts::peel(schema_node, src).kind_name() == "identifier" {
             return;
         }
         let desc_value = description.map(|d| {
             // `Some("..".into())`, `Some(Cow::Borrowed(".."))`
-            let d = if d.kind() == "call_expression"
+            let d = if d.kind_name() == "call_expression"
                 && ts::callee(d, src).is_some_and(|c| c.0 == "Some")
             {
                 ts::call_args(d).first().copied().unwrap_or(d)
@@ -2826,11 +2831,11 @@ impl<'t, 's> Flow<'t, 's> {
             let mut looked = false;
             let mut passed = false;
             ts::walk(val, &mut |c| {
-                if c.kind() == "call_expression" {
+                if c.kind_name() == "call_expression" {
                     handed |= ts::call_args(c).iter().any(|a| self.root_mask(*a) != 0);
                     passed |= ts::call_args(c).iter().any(|a| self.mask(*a) != 0);
                 }
-                if c.kind() == "identifier" && self.roots.contains_key(text(c, src)) {
+                if c.kind_name() == "identifier" && self.roots.contains_key(text(c, src)) {
                     looked = true;
                 }
                 !handed

@@ -8,6 +8,8 @@
 
 use tree_sitter::Node as TsNode;
 
+use super::ts::KindName as _;
+
 use super::ts::{self, MAX_DEPTH};
 use crate::source::Span;
 use crate::syntax::{Member, Node, NodeKind};
@@ -39,7 +41,7 @@ fn value(tokens: &[TsNode], src: &str, depth: usize, at: Span) -> Node {
     }
     if let [t] = tokens {
         let t = *t;
-        let kind = match t.kind() {
+        let kind = match t.kind_name() {
             "token_tree" => match ts::text(t, src).as_bytes().first() {
                 Some(b'{') => object(t, src, depth),
                 Some(b'[') => array(t, src, depth),
@@ -61,7 +63,7 @@ fn value(tokens: &[TsNode], src: &str, depth: usize, at: Span) -> Node {
     }
     if let [minus, n] = tokens
         && ts::text(*minus, src) == "-"
-        && matches!(n.kind(), "integer_literal" | "float_literal")
+        && matches!(n.kind_name(), "integer_literal" | "float_literal")
         && let Some(num) = number(ts::text(*n, src))
     {
         return Node {
@@ -86,10 +88,10 @@ fn entries<'t>(tt: TsNode<'t>, src: &str) -> Vec<Vec<TsNode<'t>>> {
     let inner = all.get(1..all.len().saturating_sub(1)).unwrap_or_default();
     let mut out = vec![Vec::new()];
     for t in inner {
-        if matches!(t.kind(), "line_comment" | "block_comment") {
+        if matches!(t.kind_name(), "line_comment" | "block_comment") {
             continue;
         }
-        if ts::text(*t, src) == "," && t.kind() == "," {
+        if ts::text(*t, src) == "," && t.kind_name() == "," {
             out.push(Vec::new());
         } else if let Some(last) = out.last_mut() {
             last.push(*t);
@@ -102,7 +104,7 @@ fn entries<'t>(tt: TsNode<'t>, src: &str) -> Vec<Vec<TsNode<'t>>> {
 fn object(tt: TsNode, src: &str, depth: usize) -> NodeKind {
     let mut members = Vec::new();
     for entry in entries(tt, src) {
-        let Some(colon) = entry.iter().position(|t| t.kind() == ":") else {
+        let Some(colon) = entry.iter().position(|t| t.kind_name() == ":") else {
             continue;
         };
         let (key_tokens, rest) = entry.split_at(colon);
@@ -143,7 +145,7 @@ mod tests {
         let tree = p.parse(code, None).unwrap();
         let mut found = None;
         ts::walk(tree.root_node(), &mut |n| {
-            if found.is_none() && n.kind() == "macro_invocation" {
+            if found.is_none() && n.kind_name() == "macro_invocation" {
                 found = parse_macro(n, code);
             }
             true

@@ -7,6 +7,8 @@
 
 use tree_sitter::Node as TsNode;
 
+use super::ts::KindName as _;
+
 use super::analyze::{Flow, tail_expr};
 use super::ts::{self, field, span, text};
 use super::values::{self, type_name};
@@ -105,10 +107,11 @@ impl<'t> FnSites<'_, 't, '_> {
             // The match is a statement of a block that also holds `at`.
             let stmt = m
                 .parent()
-                .filter(|p| matches!(p.kind(), "expression_statement" | "let_declaration"))
+                .filter(|p| matches!(p.kind_name(), "expression_statement" | "let_declaration"))
                 .unwrap_or(m);
-            stmt.parent()
-                .is_some_and(|b| b.kind() == "block" && b.start_byte() <= at && at < b.end_byte())
+            stmt.parent().is_some_and(|b| {
+                b.kind_name() == "block" && b.start_byte() <= at && at < b.end_byte()
+            })
         })
     }
 
@@ -135,7 +138,7 @@ impl<'t> FnSites<'_, 't, '_> {
                 let mut c = c;
                 for _ in 0..3 {
                     let (callee, recv) = ts::callee(c, src)?;
-                    match recv.filter(|r| r.kind() == "call_expression") {
+                    match recv.filter(|r| r.kind_name() == "call_expression") {
                         Some(r)
                             if matches!(
                                 callee.as_str(),
@@ -188,7 +191,7 @@ impl<'t> FnSites<'_, 't, '_> {
 
     fn bound(&self, n: TsNode) -> Bound {
         let t = text(n, self.src);
-        let kind = match n.kind() {
+        let kind = match n.kind_name() {
             "integer_literal" => BoundKind::Int(literal_number(t)),
             "float_literal" => BoundKind::Float(literal_number(t)),
             "identifier" | "scoped_identifier" => {
@@ -255,7 +258,7 @@ impl<'t> FnSites<'_, 't, '_> {
                 .collect();
             let site = match last_else {
                 Fallback::Else(block) => {
-                    let kw = block.parent().filter(|p| p.kind() == "else_clause");
+                    let kw = block.parent().filter(|p| p.kind_name() == "else_clause");
                     Site {
                         span: kw.map_or(span(block).start_only(), |p| {
                             Span::new(span(p).start, span(p).start + 4)
@@ -482,7 +485,7 @@ impl<'t> FnSites<'_, 't, '_> {
             let [_, range] = kids.as_slice() else {
                 continue;
             };
-            if range.kind() != "range_expression" {
+            if range.kind_name() != "range_expression" {
                 continue;
             }
             let parts = ts::named_children(*range);
@@ -512,10 +515,10 @@ fn stored_in(n: TsNode, src: &str) -> String {
     let mut cur = n;
     for _ in 0..6 {
         let Some(p) = cur.parent() else { break };
-        match p.kind() {
+        match p.kind_name() {
             "let_declaration" => {
                 return field(p, "pattern")
-                    .filter(|pat| pat.kind() == "identifier")
+                    .filter(|pat| pat.kind_name() == "identifier")
                     .map(|pat| text(pat, src).to_string())
                     .unwrap_or_default();
             }
@@ -538,21 +541,22 @@ fn stored_in(n: TsNode, src: &str) -> String {
 
 /// `buf.len() > MAX`, `buf.len() + n >= MAX`: the collection and the cap.
 fn len_over_cap<'t>(cond: TsNode<'t>, src: &str) -> Option<(String, TsNode<'t>)> {
-    if cond.kind() != "binary_expression"
+    if cond.kind_name() != "binary_expression"
         || !field(cond, "operator").is_some_and(|o| matches!(text(o, src), ">" | ">="))
     {
         return None;
     }
     let (left, right) = (field(cond, "left")?, field(cond, "right")?);
     // `buf.len() + n`: the length part.
-    let len = if left.kind() == "binary_expression" {
+    let len = if left.kind_name() == "binary_expression" {
         field(left, "left")?
     } else {
         left
     };
     let (name, recv) = ts::callee(len, src)?;
     let recv = recv?;
-    (name == "len" && recv.kind() == "identifier").then(|| (text(recv, src).to_string(), right))
+    (name == "len" && recv.kind_name() == "identifier")
+        .then(|| (text(recv, src).to_string(), right))
 }
 
 /// Is `i` in a loop whose body adds to `collection`?
@@ -560,7 +564,7 @@ fn collects_in_loop(i: TsNode, collection: &str, src: &str) -> bool {
     let mut n = i;
     for _ in 0..8 {
         let Some(p) = n.parent() else { return false };
-        match p.kind() {
+        match p.kind_name() {
             "loop_expression" | "while_expression" | "for_expression" => {
                 let body = text(p, src);
                 return ["push", "extend", "insert", "append"]
@@ -581,7 +585,7 @@ fn method_arm(n: TsNode, src: &str) -> Option<String> {
     let mut p = n;
     loop {
         let up = p.parent()?;
-        match up.kind() {
+        match up.kind_name() {
             // The nearest arm whose pattern names a method; an inner
             // `match` on something else is looked through.
             "match_arm" => {
@@ -618,7 +622,7 @@ fn hidden_in_closure(n: TsNode, src: &str, markers: &[String]) -> bool {
     let mut p = n;
     let closure = loop {
         let Some(up) = p.parent() else { return false };
-        match up.kind() {
+        match up.kind_name() {
             "closure_expression" => break up,
             "function_item" => return false,
             _ => p = up,
@@ -632,7 +636,7 @@ fn hidden_in_closure(n: TsNode, src: &str, markers: &[String]) -> bool {
         if says {
             return false;
         }
-        says = match c.kind() {
+        says = match c.kind_name() {
             "string_literal" | "raw_string_literal" => ts::string_value(c, src)
                 .is_some_and(|s| crate::model::words::mentions_truncation(&s, markers)),
             "identifier" | "field_identifier" => {
@@ -640,7 +644,7 @@ fn hidden_in_closure(n: TsNode, src: &str, markers: &[String]) -> bool {
             }
             "tuple_expression" => ts::named_children(c)
                 .iter()
-                .any(|x| x.kind() == "boolean_literal"),
+                .any(|x| x.kind_name() == "boolean_literal"),
             _ => false,
         };
         !says
@@ -659,7 +663,7 @@ fn into_error(n: TsNode, src: &str) -> bool {
     let mut cur = n;
     for _ in 0..ts::MAX_DEPTH {
         let Some(p) = cur.parent() else { return false };
-        match p.kind() {
+        match p.kind_name() {
             "function_item" | "closure_expression" | "block" => return false,
             "call_expression" => {
                 if let Some(f) = field(p, "function")
@@ -686,7 +690,7 @@ fn into_error(n: TsNode, src: &str) -> bool {
 fn says_unknown(n: TsNode, src: &str) -> bool {
     let mut found = false;
     ts::walk(n, &mut |c| {
-        if matches!(c.kind(), "string_literal" | "raw_string_literal") {
+        if matches!(c.kind_name(), "string_literal" | "raw_string_literal") {
             found |= crate::model::words::says_unrecognised(text(c, src));
         }
         !found
@@ -698,17 +702,17 @@ fn says_unknown(n: TsNode, src: &str) -> bool {
 /// the value of a `return`?
 fn returned(n: TsNode) -> bool {
     let Some(p) = n.parent() else { return false };
-    match p.kind() {
+    match p.kind_name() {
         "return_expression" => true,
         "block" => {
-            p.parent().is_some_and(|f| f.kind() == "function_item")
+            p.parent().is_some_and(|f| f.kind_name() == "function_item")
                 && ts::named_children(p)
                     .last()
                     .is_some_and(|l| l.id() == n.id())
         }
         "expression_statement" => p.parent().is_some_and(|b| {
-            b.kind() == "block"
-                && b.parent().is_some_and(|f| f.kind() == "function_item")
+            b.kind_name() == "block"
+                && b.parent().is_some_and(|f| f.kind_name() == "function_item")
                 && ts::named_children(b)
                     .last()
                     .is_some_and(|l| l.id() == p.id())
@@ -722,7 +726,7 @@ fn returned(n: TsNode) -> bool {
 /// .., .. }`?
 fn fails_the_call(call: TsNode, src: &str) -> bool {
     let Some(p) = call.parent() else { return false };
-    match p.kind() {
+    match p.kind_name() {
         "try_expression" => true,
         "let_condition" => {
             field(p, "pattern").is_some_and(|pat| text(pat, src).starts_with("Err"))
@@ -751,12 +755,12 @@ fn narrowed_by_arm(i: TsNode, subject: TsNode, known: &[String], src: &str) -> b
     let mut n = i;
     for _ in 0..12 {
         let Some(p) = n.parent() else { return false };
-        if p.kind() == "function_item" || p.kind() == "closure_expression" {
+        if p.kind_name() == "function_item" || p.kind_name() == "closure_expression" {
             return false;
         }
-        if p.kind() == "match_arm"
+        if p.kind_name() == "match_arm"
             && let Some(m) = p.parent().and_then(|b| b.parent())
-            && m.kind() == "match_expression"
+            && m.kind_name() == "match_expression"
             && field(m, "value").is_some_and(|v| bare(v) == subject)
         {
             let mut lits = Vec::new();
@@ -832,7 +836,7 @@ fn chain<'t>(i: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, Vec<String>, Fallb
             let then = field(cur, "consequence")?;
             let mut has_return = false;
             ts::walk(then, &mut |c| {
-                has_return |= c.kind() == "return_expression";
+                has_return |= c.kind_name() == "return_expression";
                 !has_return
             });
             let returns = has_return && !is_error_exit(then, src);
@@ -843,7 +847,7 @@ fn chain<'t>(i: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, Vec<String>, Fallb
             };
         };
         let next = ts::named_children(alt).into_iter().next()?;
-        if next.kind() == "if_expression" {
+        if next.kind_name() == "if_expression" {
             cur = next;
         } else {
             return Some((subject?, known, Fallback::Else(next)));
@@ -854,7 +858,7 @@ fn chain<'t>(i: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, Vec<String>, Fallb
 
 /// `x == "lit"` (either side): the compared expression and the literal.
 fn string_eq<'t>(cond: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, String)> {
-    if cond.kind() != "binary_expression"
+    if cond.kind_name() != "binary_expression"
         || field(cond, "operator").map(|o| text(o, src)) != Some("==")
     {
         return None;
@@ -925,17 +929,17 @@ const LOG_MACROS: &[&str] = &[
 fn logs_only(block: TsNode, src: &str) -> bool {
     let stmts: Vec<TsNode> = ts::named_children(block)
         .into_iter()
-        .filter(|n| !matches!(n.kind(), "line_comment" | "block_comment"))
+        .filter(|n| !matches!(n.kind_name(), "line_comment" | "block_comment"))
         .collect();
     !stmts.is_empty()
         && stmts.iter().all(|s| {
-            let m = if s.kind() == "expression_statement" {
+            let m = if s.kind_name() == "expression_statement" {
                 s.named_child(0)
             } else {
                 Some(*s)
             };
             m.is_some_and(|m| {
-                m.kind() == "macro_invocation" && LOG_MACROS.contains(&ts::macro_name(m, src))
+                m.kind_name() == "macro_invocation" && LOG_MACROS.contains(&ts::macro_name(m, src))
             })
         })
 }
@@ -945,12 +949,12 @@ fn logs_only(block: TsNode, src: &str) -> bool {
 /// `map.insert(name, t).is_some()`, `map.get(&name).is_some()`,
 /// `let Some(_) = map.insert(name, t)`.
 fn collision_subject(cond: TsNode, src: &str) -> Option<String> {
-    let cond = match cond.kind() {
+    let cond = match cond.kind_name() {
         "unary_expression" if text(cond, src).starts_with('!') => cond.named_child(0)?,
         "let_condition" => field(cond, "value")?,
         _ => cond,
     };
-    if cond.kind() != "call_expression" {
+    if cond.kind_name() != "call_expression" {
         return None;
     }
     let (name, recv) = ts::callee(cond, src)?;
@@ -976,12 +980,12 @@ fn bound_name(call: TsNode, src: &str) -> Option<String> {
     let mut n = call;
     for _ in 0..3 {
         let p = n.parent()?;
-        if p.kind() == "let_declaration" {
+        if p.kind_name() == "let_declaration" {
             let pat = field(p, "pattern")?;
-            return (pat.kind() == "identifier").then(|| text(pat, src).to_string());
+            return (pat.kind_name() == "identifier").then(|| text(pat, src).to_string());
         }
         if !matches!(
-            p.kind(),
+            p.kind_name(),
             "try_expression" | "await_expression" | "parenthesized_expression"
         ) {
             return None;
@@ -1029,13 +1033,13 @@ fn catches(cond: TsNode, src: &str, var: &str, default: Fixed) -> bool {
 }
 
 fn split_or<'t>(n: TsNode<'t>, src: &str, out: &mut Vec<TsNode<'t>>, depth: usize) {
-    let n = if n.kind() == "parenthesized_expression" {
+    let n = if n.kind_name() == "parenthesized_expression" {
         n.named_child(0).unwrap_or(n)
     } else {
         n
     };
     if depth < 32
-        && n.kind() == "binary_expression"
+        && n.kind_name() == "binary_expression"
         && field(n, "operator").map(|o| text(o, src)) == Some("||")
         && let (Some(l), Some(r)) = (field(n, "left"), field(n, "right"))
     {
@@ -1061,7 +1065,7 @@ fn holds_for_default(d: TsNode, src: &str, var: &str, default: Fixed) -> Option<
         Fixed::TypeDefault => true,
         Fixed::Unknown => return None,
     };
-    match d.kind() {
+    match d.kind_name() {
         "call_expression" => {
             let (name, recv) = ts::callee(d, src)?;
             (name == "is_empty" && recv.is_some_and(is_var)).then_some(empty)
@@ -1119,7 +1123,7 @@ fn fallible_at(recv: TsNode, src: &str, depth: usize) -> Option<&'static str> {
     let fallible = |name: &str| FALLIBLE.iter().find(|f| **f == name).copied();
     let mut n = recv;
     for _ in 0..16 {
-        n = match n.kind() {
+        n = match n.kind_name() {
             "try_expression" | "parenthesized_expression" | "await_expression" => {
                 n.named_child(0)?
             }
@@ -1133,7 +1137,7 @@ fn fallible_at(recv: TsNode, src: &str, depth: usize) -> Option<&'static str> {
                     "and_then" | "map" | "ok" | "flatten" | "cloned" | "copied"
                 ) && let Some(a) = ts::call_args(n).first()
                 {
-                    let inner = match a.kind() {
+                    let inner = match a.kind_name() {
                         "closure_expression" => {
                             field(*a, "body").and_then(|b| fallible_at(b, src, depth + 1))
                         }
@@ -1199,10 +1203,10 @@ fn dispatched(call: TsNode, f: &FnSites) -> ArgsUse {
     let mut returned = false;
     for _ in 0..8 {
         let Some(p) = top.parent() else { break };
-        match p.kind() {
+        match p.kind_name() {
             "let_declaration" => {
                 bound = field(p, "pattern")
-                    .filter(|x| x.kind() == "identifier")
+                    .filter(|x| x.kind_name() == "identifier")
                     .map(|x| (text(x, src).to_string(), p));
                 break;
             }
@@ -1220,7 +1224,7 @@ fn dispatched(call: TsNode, f: &FnSites) -> ArgsUse {
                 let record = p
                     .parent()
                     .and_then(|l| l.parent())
-                    .filter(|s| s.kind() == "struct_expression")
+                    .filter(|s| s.kind_name() == "struct_expression")
                     .and_then(|s| field(s, "name"));
                 if record.is_some_and(|r| tool_call_record(text(r, src))) {
                     return ArgsUse::Record;
@@ -1233,7 +1237,7 @@ fn dispatched(call: TsNode, f: &FnSites) -> ArgsUse {
                     break;
                 }
                 // The tail of the function body: the function returns it.
-                if p.parent().is_some_and(|f| f.kind() == "function_item") {
+                if p.parent().is_some_and(|f| f.kind_name() == "function_item") {
                     returned = true;
                     break;
                 }
@@ -1276,12 +1280,12 @@ fn dispatched(call: TsNode, f: &FnSites) -> ArgsUse {
     let mut record = false;
     if let Some(scope) = decl.parent() {
         ts::walk(scope, &mut |n| {
-            if n.kind() == "struct_expression"
+            if n.kind_name() == "struct_expression"
                 && field(n, "name").is_some_and(|r| tool_call_record(text(r, src)))
                 && let Some(body) = field(n, "body")
             {
                 record |= ts::named_children(body).into_iter().any(|init| {
-                    let value = match init.kind() {
+                    let value = match init.kind_name() {
                         "shorthand_field_initializer" => init.named_child(0),
                         "field_initializer" => field(init, "value"),
                         _ => None,
@@ -1306,7 +1310,7 @@ fn defaulted(call: TsNode, src: &str) -> Option<(Span, String)> {
     let mut cur = call;
     for _ in 0..4 {
         let parent = cur.parent()?;
-        match parent.kind() {
+        match parent.kind_name() {
             "field_expression" => {
                 let method_call = parent.parent()?;
                 let method = text(field(parent, "field")?, src);
@@ -1317,7 +1321,7 @@ fn defaulted(call: TsNode, src: &str) -> Option<(Span, String)> {
                     "unwrap_or_default" => return Some((at, "Default::default()".into())),
                     "unwrap_or" | "unwrap_or_else" => {
                         let a = args.first()?;
-                        let value = if a.kind() == "closure_expression" {
+                        let value = if a.kind_name() == "closure_expression" {
                             field(*a, "body")?
                         } else {
                             *a
@@ -1408,7 +1412,7 @@ pub fn is_error_exit(n: TsNode, src: &str) -> bool {
         ]
         .iter()
         .any(|m| compact.contains(m))
-        || (n.kind() == "return_expression" || starts_with_keyword(t, "return"))
+        || (n.kind_name() == "return_expression" || starts_with_keyword(t, "return"))
             && !compact.trim_start_matches('{').starts_with("returnOk(")
         || starts_with_keyword(t, "continue")
         || starts_with_keyword(t, "break")
@@ -1429,7 +1433,7 @@ fn default_value_at(n: TsNode, src: &str, depth: usize) -> Option<String> {
     let n = unblock(n);
     let t = text(n, src).trim();
     let compact = || -> String { t.chars().filter(|c| !c.is_whitespace()).collect() };
-    let yes = match n.kind() {
+    let yes = match n.kind_name() {
         // Any literal: a fixed value in place of the one the model sent.
         "boolean_literal" | "integer_literal" | "float_literal" | "string_literal"
         | "char_literal" | "negative_literal" => true,
@@ -1481,9 +1485,9 @@ fn constant_struct(n: TsNode, src: &str, depth: usize) -> bool {
         }
         // `"~/vault".to_string()`, `PathBuf::from("/tmp")`, `"x".into()`.
         let literal = |a: Option<TsNode>| {
-            a.is_some_and(|a| matches!(a.kind(), "string_literal" | "integer_literal"))
+            a.is_some_and(|a| matches!(a.kind_name(), "string_literal" | "integer_literal"))
         };
-        v.kind() == "call_expression"
+        v.kind_name() == "call_expression"
             && match ts::callee(v, src) {
                 Some((name, Some(recv))) => {
                     matches!(name.as_str(), "to_string" | "to_owned" | "into")
@@ -1501,7 +1505,7 @@ fn constant_struct(n: TsNode, src: &str, depth: usize) -> bool {
     };
     let mut fields = 0;
     for child in ts::named_children(body) {
-        match child.kind() {
+        match child.kind_name() {
             "field_initializer" => match field(child, "value") {
                 Some(v) if constant(v) => fields += 1,
                 _ => return false,
@@ -1520,15 +1524,15 @@ fn constant_struct(n: TsNode, src: &str, depth: usize) -> bool {
 /// `{ x }` → `x`.
 pub fn unblock(mut n: TsNode) -> TsNode {
     for _ in 0..ts::MAX_DEPTH {
-        if n.kind() != "block" {
+        if n.kind_name() != "block" {
             break;
         }
         let kids: Vec<TsNode> = ts::named_children(n)
             .into_iter()
-            .filter(|k| !matches!(k.kind(), "line_comment" | "block_comment"))
+            .filter(|k| !matches!(k.kind_name(), "line_comment" | "block_comment"))
             .collect();
         match kids.as_slice() {
-            [one] if one.kind() != "expression_statement" => n = *one,
+            [one] if one.kind_name() != "expression_statement" => n = *one,
             _ => break,
         }
     }
@@ -1540,7 +1544,7 @@ pub fn unblock(mut n: TsNode) -> TsNode {
 pub fn catch_all_arm<'t>(m: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, TsNode<'t>)> {
     let block = field(m, "body")?;
     ts::named_children(block).into_iter().find_map(|arm| {
-        if arm.kind() != "match_arm" {
+        if arm.kind_name() != "match_arm" {
             return None;
         }
         let pat = field(arm, "pattern")?;
@@ -1572,12 +1576,12 @@ pub fn literal_arms(m: TsNode, src: &str) -> Vec<Literal> {
         };
         ts::walk(pat, &mut |c| {
             if matches!(
-                c.kind(),
+                c.kind_name(),
                 "string_literal" | "integer_literal" | "char_literal" | "boolean_literal"
             ) {
                 out.push(Literal {
                     text: text(c, src).to_string(),
-                    string: c.kind() == "string_literal",
+                    string: c.kind_name() == "string_literal",
                 });
             }
             true
@@ -1599,7 +1603,7 @@ pub fn argument_name(n: TsNode, src: &str) -> String {
     };
     let mut n = n;
     for _ in 0..ts::MAX_DEPTH {
-        n = match n.kind() {
+        n = match n.kind_name() {
             "reference_expression"
             | "parenthesized_expression"
             | "try_expression"
@@ -1614,7 +1618,7 @@ pub fn argument_name(n: TsNode, src: &str) -> String {
                 // `.get("q")`, or a closure that does it:
                 // `.and_then(|a| a.get("q"))`.
                 let closure_key = |a: &TsNode| {
-                    (a.kind() == "closure_expression")
+                    (a.kind_name() == "closure_expression")
                         .then(|| field(*a, "body"))
                         .flatten()
                         .and_then(|b| key_in(b, src))
@@ -1668,7 +1672,7 @@ pub fn argument_name(n: TsNode, src: &str) -> String {
 fn key_in(n: TsNode, src: &str) -> Option<String> {
     let mut n = n;
     for _ in 0..ts::MAX_DEPTH {
-        n = match n.kind() {
+        n = match n.kind_name() {
             "reference_expression" | "parenthesized_expression" | "try_expression" => {
                 n.named_child(0)?
             }

@@ -59,6 +59,29 @@ pub fn field<'t>(n: TsNode<'t>, name: &'static str) -> Option<TsNode<'t>> {
     }
 }
 
+/// A node's kind, read from a table built once. `Node::kind` validates the
+/// grammar's C string as UTF-8 on every call, which was 5 % of a scan.
+pub trait KindName {
+    fn kind_name(&self) -> &'static str;
+}
+
+impl KindName for TsNode<'_> {
+    fn kind_name(&self) -> &'static str {
+        use std::sync::OnceLock;
+        static KINDS: OnceLock<Vec<String>> = OnceLock::new();
+        let kinds = KINDS.get_or_init(|| {
+            let lang: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
+            (0..lang.node_kind_count())
+                .map(|id| lang.node_kind_for_id(id as u16).unwrap_or("").to_string())
+                .collect()
+        });
+        // Every id of a node is in the table (the grammar is this one).
+        kinds
+            .get(usize::from(self.kind_id()))
+            .map_or("", String::as_str)
+    }
+}
+
 pub fn named_children<'t>(n: TsNode<'t>) -> Vec<TsNode<'t>> {
     let mut cursor = n.walk();
     n.named_children(&mut cursor).collect()
@@ -72,7 +95,7 @@ pub fn children<'t>(n: TsNode<'t>) -> Vec<TsNode<'t>> {
 /// The value of a string literal (`"a\"b"`, `r#"…"#`), with the common
 /// escapes decoded; `None` for anything else.
 pub fn string_value(n: TsNode, src: &str) -> Option<String> {
-    match n.kind() {
+    match n.kind_name() {
         "string_literal" => {
             let raw = text(n, src);
             let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
@@ -130,7 +153,7 @@ pub fn attributes<'t>(item: TsNode<'t>) -> Vec<TsNode<'t>> {
     let mut out = Vec::new();
     let mut prev = item.prev_sibling();
     while let Some(p) = prev {
-        match p.kind() {
+        match p.kind_name() {
             "attribute_item" => out.push(p),
             "line_comment" | "block_comment" => {}
             _ => break,
@@ -146,7 +169,7 @@ pub fn doc_comment(item: TsNode, src: &str) -> Option<String> {
     let mut lines = Vec::new();
     let mut prev = item.prev_sibling();
     while let Some(p) = prev {
-        match p.kind() {
+        match p.kind_name() {
             "attribute_item" => {}
             "line_comment" => {
                 let t = text(p, src);
@@ -172,10 +195,10 @@ pub fn attribute_parts<'t>(
 ) -> Option<(String, Option<TsNode<'t>>)> {
     let attr = named_children(attr_item)
         .into_iter()
-        .find(|n| n.kind() == "attribute")?;
+        .find(|n| n.kind_name() == "attribute")?;
     let path = named_children(attr)
         .into_iter()
-        .find(|n| matches!(n.kind(), "identifier" | "scoped_identifier"))?;
+        .find(|n| matches!(n.kind_name(), "identifier" | "scoped_identifier"))?;
     Some((text(path, src).to_string(), field(attr, "arguments")))
 }
 
@@ -183,7 +206,7 @@ pub fn attribute_parts<'t>(
 pub fn attribute_value(attr_item: TsNode, src: &str) -> Option<String> {
     let attr = named_children(attr_item)
         .into_iter()
-        .find(|n| n.kind() == "attribute")?;
+        .find(|n| n.kind_name() == "attribute")?;
     string_value(field(attr, "value")?, src)
 }
 
@@ -205,14 +228,14 @@ pub fn attribute_args(tt: TsNode, src: &str) -> Vec<(String, Option<(String, Spa
         let word = text(t, src);
         let is_word = word.starts_with(|c: char| c.is_alphabetic() || c == '_')
             && word.chars().all(|c| c.is_alphanumeric() || c == '_');
-        if t.kind() == "identifier" || (is_word && !t.kind().contains("literal")) {
+        if t.kind_name() == "identifier" || (is_word && !t.kind_name().contains("literal")) {
             let key = word.to_string();
             if tokens.get(i + 1).is_some_and(|n| text(*n, src) == "=") {
                 // `description = concat!("a", "b")`: the joined literals.
                 if let [c, bang, tt, ..] = tokens.get(i + 2..).unwrap_or_default()
                     && text(*c, src) == "concat"
                     && text(*bang, src) == "!"
-                    && tt.kind() == "token_tree"
+                    && tt.kind_name() == "token_tree"
                 {
                     let parts: Vec<TsNode> = children(*tt)
                         .into_iter()
@@ -258,7 +281,7 @@ pub fn walk<'t>(node: TsNode<'t>, f: &mut impl FnMut(TsNode<'t>) -> bool) {
 pub fn identifiers<'t>(node: TsNode<'t>, src: &str) -> Vec<(String, TsNode<'t>)> {
     let mut out = Vec::new();
     walk(node, &mut |n| {
-        if matches!(n.kind(), "identifier" | "self") {
+        if matches!(n.kind_name(), "identifier" | "self") {
             // `a.b`: `b` is a field_identifier, so only receivers count.
             out.push((text(n, src).to_string(), n));
         }
@@ -276,7 +299,7 @@ pub fn macro_name<'s>(m: TsNode, src: &'s str) -> &'s str {
 pub fn macro_body(m: TsNode) -> Option<TsNode> {
     named_children(m)
         .into_iter()
-        .find(|n| n.kind() == "token_tree")
+        .find(|n| n.kind_name() == "token_tree")
 }
 
 /// The called name of a call: `f(..)` → `f`, `a::f(..)` → `f`,
@@ -288,10 +311,10 @@ pub fn callee<'t>(call: TsNode<'t>, src: &str) -> Option<(String, Option<TsNode<
 /// [`callee`] without allocating: for paths taken on every call.
 pub fn callee_ref<'t, 's>(call: TsNode<'t>, src: &'s str) -> Option<(&'s str, Option<TsNode<'t>>)> {
     let mut f = field(call, "function")?;
-    if f.kind() == "generic_function" {
+    if f.kind_name() == "generic_function" {
         f = field(f, "function")?;
     }
-    match f.kind() {
+    match f.kind_name() {
         "identifier" => Some((text(f, src), None)),
         "scoped_identifier" => Some((text(field(f, "name")?, src), None)),
         "field_expression" => {
@@ -306,10 +329,10 @@ pub fn callee_ref<'t, 's>(call: TsNode<'t>, src: &'s str) -> Option<(&'s str, Op
 /// `serde_json::from_str`.
 pub fn callee_path<'s>(call: TsNode, src: &'s str) -> Option<&'s str> {
     let mut f = field(call, "function")?;
-    if f.kind() == "generic_function" {
+    if f.kind_name() == "generic_function" {
         f = field(f, "function")?;
     }
-    (f.kind() == "scoped_identifier")
+    (f.kind_name() == "scoped_identifier")
         .then(|| field(f, "path").map(|p| text(p, src)))
         .flatten()
 }
@@ -322,7 +345,7 @@ pub fn call_args<'t>(call: TsNode<'t>) -> Vec<TsNode<'t>> {
         .into_iter()
         .filter(|n| {
             !matches!(
-                n.kind(),
+                n.kind_name(),
                 "line_comment" | "block_comment" | "attribute_item"
             )
         })
@@ -345,7 +368,7 @@ pub fn number_text(literal: &str) -> String {
 /// `x.await`, `x.clone()`, `x.to_string()`, `x.as_str()`, `x.into()`.
 pub fn peel<'t>(mut n: TsNode<'t>, src: &str) -> TsNode<'t> {
     for _ in 0..MAX_DEPTH {
-        let next = match n.kind() {
+        let next = match n.kind_name() {
             "reference_expression" => field(n, "value"),
             "parenthesized_expression" | "try_expression" | "await_expression" => n.named_child(0),
             "call_expression" => match callee_ref(n, src) {
@@ -393,7 +416,7 @@ fn use_tree(
         v.extend(text(p, src).split("::").map(|s| s.trim().to_string()));
         v
     };
-    match n.kind() {
+    match n.kind_name() {
         "scoped_identifier" | "identifier" => {
             let full = path(n);
             if full.len() >= 2

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 
 use tree_sitter::Node as TsNode;
 
+use super::ts::KindName as _;
+
 use super::jsonlit;
 use super::ts::{self, field, text};
 use crate::model::Spanned;
@@ -49,7 +51,7 @@ pub struct Locals {
 /// The operands of a chain of `+`, left to right.
 fn concat_parts<'t>(n: TsNode<'t>, src: &str, out: &mut Vec<TsNode<'t>>, depth: usize) {
     if depth < 32
-        && n.kind() == "binary_expression"
+        && n.kind_name() == "binary_expression"
         && field(n, "operator").is_some_and(|o| text(o, src) == "+")
         && let (Some(l), Some(r)) = (field(n, "left"), field(n, "right"))
     {
@@ -77,14 +79,14 @@ fn one_of(mut alts: Vec<ValueExpr>) -> ValueExpr {
 /// `Err`) instead of producing a value?
 fn diverges(n: TsNode, src: &str) -> bool {
     let t = text(n, src).trim_start_matches('{').trim_start();
-    let last_leaves = n.kind() == "block"
+    let last_leaves = n.kind_name() == "block"
         && ts::named_children(n).last().is_some_and(|l| {
-            let l = if l.kind() == "expression_statement" {
+            let l = if l.kind_name() == "expression_statement" {
                 l.named_child(0).unwrap_or(*l)
             } else {
                 *l
             };
-            l.kind() != "block" && diverges(l, src)
+            l.kind_name() != "block" && diverges(l, src)
         });
     [
         "continue",
@@ -106,7 +108,7 @@ fn branch_values(n: TsNode, src: &str, locals: &Locals, depth: usize, out: &mut 
     if depth > 16 || out.len() > MAX_ALTERNATIVES {
         return;
     }
-    match n.kind() {
+    match n.kind_name() {
         "block" => match super::analyze::tail_expr(n) {
             Some(t) => branch_values(t, src, locals, depth + 1, out),
             None => out.push(ValueExpr::Unknown),
@@ -174,7 +176,7 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
         return ValueExpr::Unknown;
     }
     let n = ts::peel(n, src);
-    match n.kind() {
+    match n.kind_name() {
         "string_literal" | "raw_string_literal" => match ts::string_value(n, src) {
             Some(value) => ValueExpr::Str(Spanned {
                 value,
@@ -189,7 +191,9 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
                 .map(ts::named_children)
                 .unwrap_or_default();
             match tokens.as_slice() {
-                [one] if one.kind() == "identifier" => value_expr_at(*one, src, locals, depth + 1),
+                [one] if one.kind_name() == "identifier" => {
+                    value_expr_at(*one, src, locals, depth + 1)
+                }
                 _ => ValueExpr::Unknown,
             }
         }
@@ -205,7 +209,7 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
                 .map(ts::children)
                 .unwrap_or_default()
                 .into_iter()
-                .filter(|t| matches!(t.kind(), "string_literal" | "raw_string_literal"))
+                .filter(|t| matches!(t.kind_name(), "string_literal" | "raw_string_literal"))
                 .collect();
             let others = body.map(ts::named_children).unwrap_or_default().len() > lits.len();
             match lits.first() {
@@ -290,7 +294,7 @@ fn value_expr_at(n: TsNode, src: &str, locals: &Locals, depth: usize) -> ValueEx
         // `&self.tool_name`: what the constructors put there.
         "field_expression"
             if field(n, "value").is_some_and(|v| text(v, src) == "self")
-                && field(n, "field").is_some_and(|f| f.kind() == "field_identifier") =>
+                && field(n, "field").is_some_and(|f| f.kind_name() == "field_identifier") =>
         {
             let f = field(n, "field").map_or("", |f| text(f, src));
             ValueExpr::Field(f.to_string(), ts::span(n))
@@ -333,7 +337,7 @@ pub fn format_expr(m: TsNode, src: &str) -> ValueExpr {
     };
     let Some(lit) = ts::children(body)
         .into_iter()
-        .find(|t| matches!(t.kind(), "string_literal" | "raw_string_literal"))
+        .find(|t| matches!(t.kind_name(), "string_literal" | "raw_string_literal"))
     else {
         return ValueExpr::Unknown;
     };
@@ -381,7 +385,7 @@ pub fn schema_expr(n: TsNode, src: &str, locals: &Locals) -> Option<SchemaExpr> 
     let mut n = n;
     for _ in 0..ts::MAX_DEPTH {
         n = ts::peel(n, src);
-        match n.kind() {
+        match n.kind_name() {
             "macro_invocation" => {
                 return match ts::macro_name(n, src) {
                     "json" | "object" => jsonlit::parse_macro(n, src).map(SchemaExpr::Json),
@@ -413,7 +417,7 @@ pub fn schema_expr(n: TsNode, src: &str, locals: &Locals) -> Option<SchemaExpr> 
                     ) => r,
                     ("new" | "from" | "to_value" | "Some" | "from_value", None, [a]) => *a,
                     (_, _, []) => return Some(SchemaExpr::Call(name, ts::span(n))),
-                    (_, Some(r), [_]) if r.kind() == "self" => {
+                    (_, Some(r), [_]) if r.kind_name() == "self" => {
                         return Some(SchemaExpr::Call(name, ts::span(n)));
                     }
                     _ => return None,
@@ -428,7 +432,7 @@ pub fn schema_expr(n: TsNode, src: &str, locals: &Locals) -> Option<SchemaExpr> 
 /// The type argument of `f::<T>(..)`, with its span.
 pub fn turbofish(call: TsNode, src: &str) -> Option<(String, Span)> {
     let f = field(call, "function")?;
-    let generic = match f.kind() {
+    let generic = match f.kind_name() {
         "generic_function" => f,
         _ => return None,
     };
