@@ -1287,6 +1287,9 @@ pub struct Flow<'t, 's> {
     checked_fields: Vec<String>,
     /// Locals that hold a field as is (`let path = params.path.as_deref()`).
     field_aliases: HashMap<String, String>,
+    /// Cursors for walking children, one per level in use: made once, not
+    /// per node (each costs an allocation).
+    cursors: Vec<tree_sitter::TreeCursor<'t>>,
 }
 
 impl<'t, 's> Flow<'t, 's> {
@@ -1328,6 +1331,7 @@ impl<'t, 's> Flow<'t, 's> {
             else_ifs: Default::default(),
             checked_fields: Vec::new(),
             field_aliases: HashMap::new(),
+            cursors: Vec::new(),
         };
         for (i, p) in params.iter().enumerate().take(63) {
             let bit = 1u64 << i;
@@ -1936,10 +1940,22 @@ impl<'t, 's> Flow<'t, 's> {
     }
 
     fn children(&mut self, n: TsNode<'t>, depth: usize) {
-        let mut cursor = n.walk();
-        for c in n.children(&mut cursor) {
-            self.visit(c, depth + 1);
+        let mut cursor = match self.cursors.pop() {
+            Some(mut c) => {
+                c.reset(n);
+                c
+            }
+            None => n.walk(),
+        };
+        if cursor.goto_first_child() {
+            loop {
+                self.visit(cursor.node(), depth + 1);
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
         }
+        self.cursors.push(cursor);
     }
 
     fn call(&mut self, n: TsNode<'t>) {
