@@ -141,7 +141,6 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
         .flat_map(|func| func.calls.iter().map(|c| c.callee.as_str()))
         .collect();
     for (fi, cs) in candidates.into_iter().enumerate() {
-        let f = &k.files[fi];
         for c in cs {
             let r = FnRef {
                 file: fi,
@@ -156,57 +155,73 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
             if !(all || on_surface) {
                 continue;
             }
-            let quiet = match &c.quiet {
-                Quiet::Never => false,
-                Quiet::IfFieldDocumentsBound(key, numbers) => {
-                    reaching_tool_documents_bound(k, r)
-                        || states_bound_at_run_time(k, &f.fns[c.fn_index], key, numbers)
-                        || k.files.iter().flat_map(|f| &f.structs).any(|s| {
-                            s.fields.iter().any(|f| {
-                                (f.name == *key || f.wire == *key)
-                                    && f.description.as_deref().is_some_and(|d| {
-                                        let d = d.to_ascii_lowercase();
-                                        numbers.iter().any(|n| {
-                                            has_phrase(&d, n)
-                                                && (states_bound(&d)
-                                                    || crate::model::words::states_range_to(&d, n))
-                                        })
-                                    })
-                            })
-                        })
-                }
-                Quiet::IfToolDocumentsBound => reaching_tool_documents_bound(k, r),
-                Quiet::UnlessRequired(key) => {
-                    let reaching: Vec<usize> = k
-                        .surface
-                        .get(&r)
-                        .map(|reach| reach.tools.iter().copied().collect())
-                        .unwrap_or_default();
-                    let tools: Vec<&ToolDef> = if reaching.is_empty() {
-                        k.tools
-                            .iter()
-                            .map(|t| &t.def)
-                            .filter(|t| declares(t, key))
-                            .collect()
-                    } else {
-                        reaching.iter().map(|t| &k.tools[*t].def).collect()
-                    };
-                    !tools.iter().any(|t| requires(t, key))
-                }
-                Quiet::IfToolNames(known) => known.iter().all(|lit| {
-                    let lit = lit.trim_matches('"');
-                    k.tools.iter().any(|t| t.def.name.value == lit)
-                }),
-                Quiet::IfCallerMarksTruncation => {
-                    marked_callees.contains(f.fns[c.fn_index].name.as_str())
-                }
-            };
+            let quiet = is_quiet(k, r, &c.quiet, &marked_callees);
             if !quiet {
                 out.push(c.diag);
             }
         }
     }
     out
+}
+
+/// Does what `quiet` names hold for the candidate in function `r`?
+fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) -> bool {
+    let f = &k.files[r.file];
+    match quiet {
+        Quiet::Never => false,
+        Quiet::IfFieldDocumentsBound(key, numbers) => {
+            reaching_tool_documents_bound(k, r)
+                || states_bound_at_run_time(k, &f.fns[r.index], key, numbers)
+                || k.files.iter().flat_map(|f| &f.structs).any(|s| {
+                    s.fields.iter().any(|f| {
+                        (f.name == *key || f.wire == *key)
+                            && f.description.as_deref().is_some_and(|d| {
+                                let d = d.to_ascii_lowercase();
+                                numbers.iter().any(|n| {
+                                    has_phrase(&d, n)
+                                        && (states_bound(&d)
+                                            || crate::model::words::states_range_to(&d, n))
+                                })
+                            })
+                    })
+                })
+        }
+        Quiet::IfToolDocumentsBound => reaching_tool_documents_bound(k, r),
+        Quiet::UnlessRequired(key) => {
+            let reaching: Vec<usize> = k
+                .surface
+                .get(&r)
+                .map(|reach| reach.tools.iter().copied().collect())
+                .unwrap_or_default();
+            let tools: Vec<&ToolDef> = if reaching.is_empty() {
+                k.tools
+                    .iter()
+                    .map(|t| &t.def)
+                    .filter(|t| declares(t, key))
+                    .collect()
+            } else {
+                reaching.iter().map(|t| &k.tools[*t].def).collect()
+            };
+            !tools.iter().any(|t| requires(t, key))
+        }
+        Quiet::IfToolNames(known) => known.iter().all(|lit| {
+            let lit = lit.trim_matches('"');
+            k.tools.iter().any(|t| t.def.name.value == lit)
+        }),
+        Quiet::IfCallerMarksTruncation => marked_callees.contains(f.fns[r.index].name.as_str()),
+        Quiet::IfValidatedBySibling(key) => {
+            let me = &f.fns[r.index];
+            me.impl_id.is_some()
+                && f.fns.iter().any(|g| {
+                    g.impl_id == me.impl_id
+                        && g.name.starts_with("validate")
+                        && g.key_reads
+                            .iter()
+                            .any(|read| read.key == *key && read.parent.is_none())
+                })
+        }
+        Quiet::Any(all) => all.iter().any(|q| is_quiet(k, r, q, marked_callees)),
+    }
 }
 
 /// Does the crate build a schema for property `key` at run time with the

@@ -374,6 +374,14 @@ pub enum Quiet {
     /// tools: a table keyed by tool (advice, icons) whose catch-all is the
     /// general case for the other tools, not a value the model mistyped.
     IfToolNames(Vec<String>),
+    /// When a sibling method of the function's `impl` that validates input
+    /// before the call (`validate_input`, `validate_args`: a tool trait's
+    /// check that the executor runs first) reads this argument: a value
+    /// of the wrong type is refused there, so only a missing one gets the
+    /// default.
+    IfValidatedBySibling(String),
+    /// When any of these holds.
+    Any(Vec<Quiet>),
 }
 
 /// What a code rule sees of one function: its facts, with its sites.

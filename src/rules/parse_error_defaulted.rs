@@ -62,9 +62,14 @@ impl Rule for ParseErrorDefaulted {
             // in practice only when the value is missing, and a default
             // for a missing optional string is the point. For a required
             // one it never is (`"Hello LLM"` for a required `question`).
-            if conversion == "as_str" {
-                c.quiet = Quiet::UnlessRequired(arg.clone());
-            }
+            // A tool trait's `validate_input` that the executor runs first
+            // and that reads the argument refuses a wrong type there.
+            let validated = Quiet::IfValidatedBySibling(arg.clone());
+            c.quiet = if conversion == "as_str" {
+                Quiet::Any(vec![Quiet::UnlessRequired(arg.clone()), validated])
+            } else {
+                validated
+            };
             out.push(c);
         }
     }
