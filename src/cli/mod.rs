@@ -284,8 +284,15 @@ fn tools(args: ToolsArgs) -> Result<u8> {
                     } else {
                         params.join(", ")
                     };
+                    // An OpenAPI operation without `operationId` has no name.
+                    let name = if t.name.value.is_empty() {
+                        crate::extract::openapi::operation_label(t)
+                            .map_or_else(|| "(no name)".to_string(), |op| format!("({op})"))
+                    } else {
+                        t.name.value.escape_debug().to_string()
+                    };
                     [
-                        t.name.value.escape_debug().to_string(),
+                        name,
                         t.format.as_str().to_string(),
                         format!("{}:{}:{}", t.file.display, at.line, at.column),
                         handler,

@@ -87,7 +87,8 @@ pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolD
                 strict: None,
                 format: ToolFormat::OpenApi,
                 file: Arc::clone(file),
-                span: op.value.span,
+                // From the method, which is where a missing name is reported.
+                span: crate::source::Span::new(op.key_span.start, op.value.span.end),
                 name_pointer: format!("{pointer}/operationId"),
                 pointer,
                 schema_pointer: String::new(),

@@ -83,6 +83,7 @@ pub enum ToolFormat {
     /// An operation of an OpenAPI document (`paths./x.post`), named by its
     /// `operationId` as the importers that offer it to a model name it
     /// (ChatGPT Actions, Bedrock action groups, OpenAPI-to-MCP converters).
+    #[serde(rename = "openapi")]
     OpenApi,
 }
 

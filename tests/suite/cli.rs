@@ -277,3 +277,31 @@ fn version_and_help() {
         .code(0)
         .stdout(contains("--fail-on").and(contains("--target")));
 }
+
+/// An OpenAPI operation without `operationId` is listed by method and path,
+/// at the method, in the `openapi` format.
+#[test]
+fn tools_lists_unnamed_openapi_operations_by_method_and_path() {
+    bin()
+        .args(["tools", "tests/fixtures/N101/bad-openapi.yaml"])
+        .assert()
+        .code(0)
+        .stdout(
+            contains(
+                "(GET /sensors/{id}/reading)  openapi  tests/fixtures/N101/bad-openapi.yaml:9:5",
+            )
+            .and(contains("vents.open")),
+        );
+    let out = bin()
+        .args([
+            "tools",
+            "tests/fixtures/N101/bad-openapi.yaml",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["tools"][0]["format"], "openapi");
+    assert_eq!(v["tools"][0]["name"], "");
+}
