@@ -1018,7 +1018,39 @@ fn checked_after(flow: &Flow, src: &str, var: &str, default: Fixed) -> bool {
         ts::identifiers(cond, src).iter().any(|(n, _)| n == var)
             && is_error_exit(then, src)
             && catches(cond, src, var, default)
-    })
+    }) || flow
+        .matches
+        .iter()
+        .any(|&m| refused_by_match(m, src, var, default))
+}
+
+/// `match action { "create" => .., _ => Err(..) }` over the defaulted
+/// value: when no arm names the default, it lands in a catch-all that
+/// refuses it, so a missing value is reported, not used.
+fn refused_by_match(m: TsNode, src: &str, var: &str, default: Fixed) -> bool {
+    let Some(value) = field(m, "value") else {
+        return false;
+    };
+    let subject = text(ts::peel(value, src), src)
+        .trim_start_matches(['&', '*'])
+        .trim_end_matches(".as_str()")
+        .trim_end_matches(".as_ref()");
+    // The type's default is `""`, `0` or `false`, whichever the type is.
+    let defaults: &[&str] = match default {
+        Fixed::Text(t) => &[t.trim_matches('"')],
+        Fixed::TypeDefault => &["", "0", "false"],
+        Fixed::Unknown => return false,
+    };
+    subject == var
+        && catch_all_arm(m, src).is_some_and(|(_, body)| {
+            matches!(
+                outcome(body, src),
+                Outcome::ErrorExit | Outcome::SaysUnknown
+            )
+        })
+        && !literal_arms(m, src)
+            .iter()
+            .any(|l| defaults.contains(&l.text.trim_matches('"')))
 }
 
 /// Does `cond` hold when `var` is the default? Disjuncts that do not name
