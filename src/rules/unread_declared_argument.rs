@@ -22,10 +22,22 @@ impl Rule for UnreadDeclaredArgument {
                 // `#[derive(Getters)]` (derive_getters, getset): `req.dry_run()`
                 // reads the field.
                 let getters = s.derives("Getters") || s.derives("CopyGetters");
+                // With a hand-written schema, a field it does not declare
+                // is not offered to the model (M103 reports the mismatch).
+                let written = if t.def.schema_derived {
+                    None
+                } else {
+                    declared_properties(&t.def)
+                };
+                let offered = |f: &crate::model::code::FieldFact| {
+                    written.as_ref().is_none_or(|d| {
+                        d.contains(&f.wire) || f.aliases.iter().any(|a| d.contains(a))
+                    })
+                };
                 let fields = s
                     .fields
                     .iter()
-                    .filter(|f| !skip_fields && !f.skip && !f.flatten);
+                    .filter(|f| !skip_fields && !f.skip && !f.flatten && offered(f));
                 for field in fields {
                     if k.field_reads.contains(&field.name)
                         || (getters && k.accessor_calls.contains(&field.name))
