@@ -8,7 +8,9 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use crate::model::code::{Candidate, FileFacts, FnFact, KeyRead, Need, Quiet, StructFact};
+use crate::model::code::{
+    Candidate, FileFacts, FnFact, KeyRead, Need, Quiet, SiteKind, StructFact,
+};
 use crate::model::words::{has_phrase, states_bound};
 use crate::model::{Diagnostic, ToolDef};
 use crate::source::{SourceFile, Span};
@@ -211,13 +213,23 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
         Quiet::IfCallerMarksTruncation => marked_callees.contains(f.fns[r.index].name.as_str()),
         Quiet::IfValidatedBySibling(key) => {
             let me = &f.fns[r.index];
-            me.impl_id.is_some()
-                && f.fns.iter().any(|g| {
-                    g.impl_id == me.impl_id
+            // A trait's method, which an executor can run before the call;
+            // not the handler itself, and not one that defaults the key too.
+            let in_trait_impl = me
+                .impl_id
+                .and_then(|i| f.impls.get(i))
+                .is_some_and(|i| i.trait_name.is_some());
+            in_trait_impl
+                && f.fns.iter().enumerate().any(|(gi, g)| {
+                    gi != r.index
+                        && g.impl_id == me.impl_id
                         && g.name.starts_with("validate")
                         && g.key_reads
                             .iter()
                             .any(|read| read.key == *key && read.parent.is_none())
+                        && !g.sites.iter().any(|site| {
+                            matches!(&site.kind, SiteKind::ParseFallback { value, .. } if value.name == *key)
+                        })
                 })
         }
         Quiet::Any(all) => all.iter().any(|q| is_quiet(k, r, q, marked_callees)),

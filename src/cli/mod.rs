@@ -285,7 +285,9 @@ fn tools(args: ToolsArgs) -> Result<u8> {
                         params.join(", ")
                     };
                     // An OpenAPI operation without `operationId` has no name.
-                    let name = if t.name.value.is_empty() {
+                    let name = if t.name.value.is_empty()
+                        && t.format == crate::model::ToolFormat::OpenApi
+                    {
                         crate::extract::openapi::operation_label(t)
                             .map_or_else(|| "(no name)".to_string(), |op| format!("({op})"))
                     } else {

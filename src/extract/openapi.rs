@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use crate::model::{SchemaKind, Spanned, ToolDef, ToolFormat};
 use crate::source::SourceFile;
-use crate::syntax::{Node, pointer_token};
+use crate::syntax::{Node, NodeKind, pointer_token};
 
 const METHODS: &[&str] = &[
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
@@ -26,9 +26,11 @@ const METHODS: &[&str] = &[
 /// OpenAPI 3 or Swagger 2 document: a root object with an `openapi` or
 /// `swagger` version string and a `paths` object.
 pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolDef> {
-    let versioned = ["openapi", "swagger"]
-        .iter()
-        .any(|k| doc.get(k).and_then(Node::as_str).is_some());
+    // `swagger: 2.0` unquoted in YAML is a number.
+    let versioned = ["openapi", "swagger"].iter().any(|k| {
+        doc.get(k)
+            .is_some_and(|v| matches!(v.kind, NodeKind::String(_) | NodeKind::Number(_)))
+    });
     let Some(paths) = doc.get("paths").and_then(Node::members) else {
         return Vec::new();
     };
@@ -48,15 +50,17 @@ pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolD
             let pointer = format!("/paths/{}/{}", pointer_token(&path.key), op.key);
             // Without an `operationId` the tool has no name: the empty name
             // is reported at the method, which is where one is missing.
+            // A `null` (or empty) id is none; a number is judged as the
+            // text importers would make of it.
             let name = match op.value.get("operationId") {
-                Some(id) => match id.as_str() {
-                    Some(s) => Spanned {
-                        value: s.to_string(),
-                        span: id.span,
+                Some(id) if !matches!(id.kind, NodeKind::Null) => Spanned {
+                    value: match id.as_str() {
+                        Some(s) => s.to_string(),
+                        None => file.slice(id.span).trim().to_string(),
                     },
-                    None => continue,
+                    span: id.span,
                 },
-                None => Spanned {
+                _ => Spanned {
                     value: String::new(),
                     span: op.key_span,
                 },
@@ -155,6 +159,17 @@ mod tests {
         );
         // The missing name is reported where the method is written.
         assert_eq!(tools[1].file.line_col(tools[1].name.span.start).line, 8);
+    }
+
+    #[test]
+    fn null_ids_are_missing_and_other_ids_are_judged_as_written() {
+        let tools = ops(
+            "spec.yaml",
+            "swagger: 2.0\npaths:\n  /a:\n    get:\n      operationId: null\n    put:\n      operationId: 123\n    post:\n      operationId:\n",
+        );
+        let names: Vec<&str> = tools.iter().map(|t| t.name.value.as_str()).collect();
+        // `swagger: 2.0` unquoted is a number, and still a version.
+        assert_eq!(names, ["", "123", ""]);
     }
 
     #[test]

@@ -168,7 +168,7 @@ fn check_name(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
         ToolFormat::Mcp | ToolFormat::Vscode | ToolFormat::OpenaiMcpListTools | ToolFormat::Rmcp
     );
     let note = match (severity == Severity::Error, via_hosts) {
-        _ if tool.format == ToolFormat::OpenApi => format!(
+        (true, _) if tool.format == ToolFormat::OpenApi => format!(
             "importers that name the tool by its `operationId` (OpenAPI-to-MCP converters, agent \
              frameworks' OpenAPI toolkits) pass it on to {}, which answer HTTP 400 for every \
              request that offers it; others rename or skip the operation",
@@ -238,7 +238,7 @@ fn missing_operation_id(tool: &ToolDef) -> Diagnostic {
         }
     }
     let suggestion: String = suggestion.trim_end_matches('_').chars().take(64).collect();
-    Diagnostic::new("N101", Severity::Warning, &tool.name_file, tool.name.span)
+    let mut d = Diagnostic::new("N101", Severity::Warning, &tool.name_file, tool.name.span)
         .message(format!("operation `{op}` of an OpenAPI document has no `operationId`, so the tool made of it has no name"))
         .label("operation without `operationId`")
         .note(
@@ -250,7 +250,10 @@ fn missing_operation_id(tool: &ToolDef) -> Diagnostic {
         )
         .help(format!(
             "add an `operationId` of ASCII letters, digits, `_` and `-`, e.g. `{suggestion}`"
-        ))
+        ));
+    // The operation, so that baselines tell apart the many `get:` lines.
+    d.pointer = Some(tool.pointer.clone());
+    d
 }
 
 /// Which selected targets reject a problem, and which only advise against it.

@@ -16,9 +16,10 @@ impl Rule for UnreadDeclaredArgument {
             if let Some(s_ref) = t.args {
                 let s = k.structure(s_ref);
                 // Serialised wholesale (forwarded to an API), every field may
-                // be used; a type shared by tools is checked once. The
-                // schema of each tool is checked below either way.
-                let skip_fields = s.derives("Serialize") || !reported.insert(s_ref);
+                // be used; a field of a type shared by tools is reported
+                // once, for the first tool that offers it. The schema of
+                // each tool is checked below either way.
+                let skip_fields = s.derives("Serialize");
                 // `#[derive(Getters)]` (derive_getters, getset): `req.dry_run()`
                 // reads the field.
                 let getters = s.derives("Getters") || s.derives("CopyGetters");
@@ -42,6 +43,7 @@ impl Rule for UnreadDeclaredArgument {
                     if k.field_reads.contains(&field.name)
                         || (getters && k.accessor_calls.contains(&field.name))
                         || told_unused(&t.def, &field.wire)
+                        || !reported.insert((s_ref, field.name.as_str()))
                     {
                         continue;
                     }

@@ -338,6 +338,7 @@ impl<'t> FnSites<'_, 't, '_> {
                             _ => Fixed::Unknown,
                         };
                         checked_after(self.flow, src, &var, default)
+                            || refused_by_match(self.flow, call, src, &var, default)
                     }),
                     whole_arguments: text(recv, src).contains("from_str")
                         && conversion == "from_str",
@@ -1018,39 +1019,128 @@ fn checked_after(flow: &Flow, src: &str, var: &str, default: Fixed) -> bool {
         ts::identifiers(cond, src).iter().any(|(n, _)| n == var)
             && is_error_exit(then, src)
             && catches(cond, src, var, default)
-    }) || flow
-        .matches
-        .iter()
-        .any(|&m| refused_by_match(m, src, var, default))
+    })
 }
 
-/// `match action { "create" => .., _ => Err(..) }` over the defaulted
-/// value: when no arm names the default, it lands in a catch-all that
-/// refuses it, so a missing value is reported, not used.
-fn refused_by_match(m: TsNode, src: &str, var: &str, default: Fixed) -> bool {
-    let Some(value) = field(m, "value") else {
+/// `let action = ..unwrap_or(""); match action { "create" => .., _ =>
+/// Err(..) }`: a literal default that no arm names lands in a catch-all that
+/// refuses it, so a missing value is reported, not used. Only a `match` that
+/// runs whenever the `let` does (in the same block, after it, with `var`
+/// not bound again in between) and whose other arms are plain literals
+/// without guards.
+fn refused_by_match(flow: &Flow, call: TsNode, src: &str, var: &str, default: Fixed) -> bool {
+    // The type's default is `""`, `0` or `false`, whichever the type is.
+    let defaults: Vec<&str> = match default {
+        Fixed::Text(t) if is_literal(t) => vec![t.trim_matches('"')],
+        Fixed::TypeDefault => vec!["", "0", "false"],
+        _ => return false,
+    };
+    let mut stmt = call;
+    for _ in 0..4 {
+        match stmt.parent() {
+            Some(p) => stmt = p,
+            None => return false,
+        }
+        if stmt.kind_name() == "let_declaration" {
+            break;
+        }
+    }
+    let Some(block) = stmt
+        .parent()
+        .filter(|_| stmt.kind_name() == "let_declaration")
+    else {
         return false;
     };
-    let subject = text(ts::peel(value, src), src)
-        .trim_start_matches(['&', '*'])
-        .trim_end_matches(".as_str()")
-        .trim_end_matches(".as_ref()");
-    // The type's default is `""`, `0` or `false`, whichever the type is.
-    let defaults: &[&str] = match default {
-        Fixed::Text(t) => &[t.trim_matches('"')],
-        Fixed::TypeDefault => &["", "0", "false"],
-        Fixed::Unknown => return false,
-    };
-    subject == var
-        && catch_all_arm(m, src).is_some_and(|(_, body)| {
-            matches!(
-                outcome(body, src),
-                Outcome::ErrorExit | Outcome::SaysUnknown
-            )
+    flow.matches.iter().any(|&m| {
+        let Some(value) = field(m, "value") else {
+            return false;
+        };
+        let subject = text(ts::peel(value, src), src)
+            .trim_start_matches(['&', '*'])
+            .trim_end_matches(".as_str()")
+            .trim_end_matches(".as_ref()");
+        subject == var
+            && m.start_byte() >= stmt.end_byte()
+            && runs_unconditionally(m, block)
+            && !rebinds(src.get(stmt.end_byte()..m.start_byte()).unwrap_or(""), var)
+            && catch_all_arm(m, src).is_some_and(|(_, body)| {
+                matches!(
+                    outcome(body, src),
+                    Outcome::ErrorExit | Outcome::SaysUnknown
+                )
+            })
+            && literal_arms_only(m, src)
+            && !literal_arms(m, src)
+                .iter()
+                .any(|l| defaults.contains(&l.text.trim_matches('"')))
+    })
+}
+
+/// `"x"`, `3`, `-1.5`, `true`: a literal, not a constant or a call.
+fn is_literal(t: &str) -> bool {
+    let t = t.trim();
+    (t.len() >= 2 && t.starts_with('"') && t.ends_with('"'))
+        || t.parse::<f64>().is_ok()
+        || matches!(t, "true" | "false")
+}
+
+/// Is `m` reached whenever `block`'s statements run: nested only in
+/// statements and expressions that always evaluate their parts?
+fn runs_unconditionally(m: TsNode, block: TsNode) -> bool {
+    let mut n = m;
+    for _ in 0..16 {
+        let Some(p) = n.parent() else {
+            return false;
+        };
+        if p.id() == block.id() {
+            return true;
+        }
+        if !matches!(
+            p.kind_name(),
+            "expression_statement"
+                | "let_declaration"
+                | "return_expression"
+                | "try_expression"
+                | "await_expression"
+                | "parenthesized_expression"
+                | "arguments"
+                | "call_expression"
+        ) {
+            return false;
+        }
+        n = p;
+    }
+    false
+}
+
+/// Does `between` bind `var` again (`let var`, `for var in`, `|var|`,
+/// `Some(var)`)?
+fn rebinds(between: &str, var: &str) -> bool {
+    ["let ", "let mut ", "for ", "|", "Some(", "Ok("]
+        .iter()
+        .any(|b| {
+            let pattern = format!("{b}{var}");
+            between.match_indices(&pattern).any(|(i, _)| {
+                let after = between[i + pattern.len()..].chars().next();
+                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
         })
-        && !literal_arms(m, src)
-            .iter()
-            .any(|l| defaults.contains(&l.text.trim_matches('"')))
+}
+
+/// Every arm but the catch-all is literals joined by `|`, with no guard.
+fn literal_arms_only(m: TsNode, src: &str) -> bool {
+    let Some(block) = field(m, "body") else {
+        return false;
+    };
+    let catch_all = catch_all_arm(m, src).map(|(arm, _)| arm.id());
+    ts::named_children(block)
+        .into_iter()
+        .filter(|arm| arm.kind_name() == "match_arm" && Some(arm.id()) != catch_all)
+        .all(|arm| {
+            field(arm, "pattern").is_some_and(|pat| {
+                field(pat, "condition").is_none() && text(pat, src).split('|').all(is_literal)
+            })
+        })
 }
 
 /// Does `cond` hold when `var` is the default? Disjuncts that do not name

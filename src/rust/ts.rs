@@ -76,10 +76,11 @@ impl KindName for TsNode<'_> {
                 .map(|id| lang.node_kind_for_id(id as u16).unwrap_or("").to_string())
                 .collect()
         });
-        // Every id of a node is in the table (the grammar is this one).
+        // Every id of a node is in the table (the grammar is this one) but
+        // an ERROR node's, which is outside it.
         kinds
             .get(usize::from(self.kind_id()))
-            .map_or("", String::as_str)
+            .map_or("ERROR", String::as_str)
     }
 }
 
@@ -461,5 +462,56 @@ fn use_tree(
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recursive walk `walk` replaced, as the reference.
+    fn walk_recursively<'t>(n: TsNode<'t>, depth: usize, f: &mut impl FnMut(TsNode<'t>) -> bool) {
+        if depth > MAX_DEPTH || !f(n) {
+            return;
+        }
+        let mut cursor = n.walk();
+        for child in n.children(&mut cursor) {
+            walk_recursively(child, depth + 1, f);
+        }
+    }
+
+    #[test]
+    fn walk_visits_what_the_recursive_walk_did_with_pruning_and_the_depth_limit() {
+        let deep = format!(
+            "fn d() {{ let x = {}1{}; }}",
+            "(".repeat(250),
+            ")".repeat(250)
+        );
+        let src = format!(
+            "fn a(x: u8) -> u8 {{ match x {{ 1 => {{ b(x) }} _ => x + 1 }} }}\n\
+             mod m {{ fn c() {{ let v = vec![1, 2]; if v.is_empty() {{ return; }} }} }}\n{deep}\n"
+        );
+        let mut p = tree_sitter::Parser::new();
+        p.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
+        let tree = p.parse(&src, None).unwrap();
+        let mut starts = vec![tree.root_node()];
+        walk(tree.root_node(), &mut |n| {
+            starts.push(n);
+            true
+        });
+        for start in starts {
+            for prune in ["", "block", "match_expression", "parenthesized_expression"] {
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                walk(start, &mut |n| {
+                    got.push(n.id());
+                    n.kind_name() != prune
+                });
+                walk_recursively(start, 0, &mut |n| {
+                    want.push(n.id());
+                    n.kind() != prune
+                });
+                assert_eq!(got, want, "from {} pruning {prune:?}", start.kind());
+            }
+        }
     }
 }

@@ -275,3 +275,23 @@ fn openapi_operations_are_judged_by_their_operation_ids_only() {
         describe(&good.diagnostics)
     );
 }
+
+/// An `operationId` that only some targets advise against gets the note for
+/// a warning, not one naming the targets that reject it (there are none).
+#[test]
+fn a_long_operation_id_is_a_warning_with_a_note_that_names_no_rejecting_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.yaml");
+    let id = "a".repeat(70);
+    std::fs::write(
+        &spec,
+        format!("openapi: 3.0.0\npaths:\n  /a:\n    get:\n      operationId: {id}\n"),
+    )
+    .unwrap();
+    let found = scan(&[&spec], &["N101"], &["openai"]).diagnostics;
+    assert_eq!(found.len(), 1, "{}", describe(&found));
+    assert_eq!(found[0].severity, Severity::Warning);
+    let notes = found[0].notes.join(" ");
+    assert!(!notes.contains("pass it on to ,"), "{notes}");
+    assert!(notes.contains("some hosts rename"), "{notes}");
+}
