@@ -331,7 +331,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     saturates: first.is_some_and(|a| {
                         matches!(text(*a, src).rsplit("::").next(), Some("MAX" | "MIN"))
                     }),
-                    checked_after: bound_name(call, src).is_some_and(|var| {
+                    checked_after: bound_name_kept(call, src).is_some_and(|var| {
                         let default = match (name.as_str(), first) {
                             ("unwrap_or", Some(a)) => Fixed::Text(text(*a, src)),
                             ("unwrap_or_default", _) => Fixed::TypeDefault,
@@ -994,6 +994,23 @@ fn bound_name(call: TsNode, src: &str) -> Option<String> {
         n = p;
     }
     None
+}
+
+/// `let x = <call>.to_string();`: the name the call's value is bound to,
+/// also through a conversion that keeps the value (`to_string`,
+/// `to_owned`, `into`, `clone`).
+fn bound_name_kept(call: TsNode, src: &str) -> Option<String> {
+    bound_name(call, src).or_else(|| {
+        let f = call
+            .parent()
+            .filter(|p| p.kind_name() == "field_expression")?;
+        let conv = f.parent().filter(|p| p.kind_name() == "call_expression")?;
+        let method = field(f, "field").map(|n| text(n, src))?;
+        (matches!(method, "to_string" | "to_owned" | "into" | "clone")
+            && ts::call_args(conv).is_empty())
+        .then(|| bound_name(conv, src))
+        .flatten()
+    })
 }
 
 /// The value a fallback puts in place.
