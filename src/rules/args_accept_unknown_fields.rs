@@ -90,7 +90,15 @@ impl Rule for ArgsAcceptUnknownFields {
                     "`{}`, the arguments of {}, accepts and drops unknown fields",
                     s.name,
                     crate::rules::join_and(
-                        &tools.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>()
+                        &tools
+                            .iter()
+                            .map(|t| if *t == "{}" {
+                                // Named only at run time (from configuration).
+                                "a tool named at run time".to_string()
+                            } else {
+                                format!("`{t}`")
+                            })
+                            .collect::<Vec<_>>()
                     )
                 ))
                 .label("no `#[serde(deny_unknown_fields)]`")

@@ -1048,3 +1048,57 @@ pub fn plugin_tools(names: &[String]) -> Vec<Tool> {
     let codes: Vec<&str> = found.iter().map(|d| d.code).collect();
     assert_eq!(codes, ["S102"], "{}", super::util::describe(&found));
 }
+
+/// A tool whose name comes from configuration is named as such in M102's
+/// message, not as `{}`.
+#[test]
+fn m102_names_a_tool_named_at_run_time_in_words() {
+    let lib = r#"use serde::Deserialize;
+use serde_json::{Value, json};
+
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+#[derive(Deserialize)]
+pub struct LookupArgs {
+    pub term: String,
+}
+
+pub struct Lookup {
+    tool_name: String,
+}
+
+impl Lookup {
+    pub fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: self.tool_name.clone(),
+            description: "Look a term up in the glossary".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"term": {"type": "string"}},
+                "required": ["term"]
+            }),
+        }
+    }
+
+    pub fn call(&self, args: Value) -> Result<String, String> {
+        let args: LookupArgs = serde_json::from_value(args).map_err(|e| e.to_string())?;
+        Ok(format!("{}: see page 3", args.term))
+    }
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let found = super::util::scan(&[dir.path()], &["M102"], &[]).diagnostics;
+    let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "`LookupArgs`, the arguments of a tool named at run time, accepts and drops unknown fields"
+        ],
+        "{}",
+        super::util::describe(&found)
+    );
+}
