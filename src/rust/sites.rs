@@ -85,7 +85,8 @@ impl<'t> FnSites<'_, 't, '_> {
     /// Did a `match` on the value, a statement of a block that holds `at`
     /// and ending before it, refuse every other value with an error (`match
     /// mode { "new" => .., "append" => .., _ => return Err("Invalid mode") }`,
-    /// then `match mode { .., _ => "written" }`)?
+    /// then `match mode { .., _ => "written" }`), or handle it and return
+    /// (`_ => { ..; return Ok(chars) }`)?
     fn refused_before(&self, at: usize, name: &str) -> bool {
         let src = self.src;
         self.flow.matches.iter().any(|&m| {
@@ -101,7 +102,9 @@ impl<'t> FnSites<'_, 't, '_> {
             let Some((_, body)) = catch_all_arm(m, src) else {
                 return false;
             };
-            if outcome(body, src) != Outcome::ErrorExit {
+            // Refused, or handled and done: either way only the arms'
+            // literals get past the match.
+            if outcome(body, src) != Outcome::ErrorExit && !returns(body) {
                 return false;
             }
             // The match is a statement of a block that also holds `at`.
@@ -1011,6 +1014,30 @@ fn bound_name_kept(call: TsNode, src: &str) -> Option<String> {
         .then(|| bound_name(conv, src))
         .flatten()
     })
+}
+
+/// Does the arm's value always leave the function: `return ..`, or a
+/// block whose last statement is one?
+fn returns(n: TsNode) -> bool {
+    let mut n = n;
+    for _ in 0..8 {
+        match n.kind_name() {
+            "return_expression" => return true,
+            "expression_statement" | "block" => {
+                let mut cursor = n.walk();
+                let last = n
+                    .named_children(&mut cursor)
+                    .filter(|c| !matches!(c.kind_name(), "line_comment" | "block_comment"))
+                    .last();
+                match last {
+                    Some(l) => n = l,
+                    None => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The value a fallback puts in place.
