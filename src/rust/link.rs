@@ -670,8 +670,17 @@ pub fn link(
                 });
             }
             let schema = schema.filter(|(n, _, _)| !matches!(n.kind, NodeKind::Opaque(_)));
+            let mut description = description;
             let (input_schema, schema_file, derived) = match schema {
-                Some((node, sf, from)) => (Some(node), Arc::clone(&files[sf].file), from.is_some()),
+                Some((node, sf, from)) => {
+                    let (node, described) = declared_parameters(node);
+                    // The declaration's own description, when the tool has
+                    // none and it is written in the tool's file.
+                    if description.is_none() && !description_dynamic && sf == fi {
+                        description = described;
+                    }
+                    (Some(node), Arc::clone(&files[sf].file), from.is_some())
+                }
                 None => (None, Arc::clone(file), false),
             };
             // Tools offered together: an rmcp router (one impl), else the
@@ -817,6 +826,27 @@ pub fn link(
 /// what the call passes, declared where the call is, and handled by the
 /// impl the call is made for. With fewer than two calls the helper's own
 /// declaration stands (its name followed to the one caller).
+/// A "schema" that is a whole function declaration (`{"name": ..,
+/// "description": .., "parameters": {..}}`, sent as the tool entry) holds
+/// the input schema in `parameters`.
+fn declared_parameters(node: Node) -> (Node, Option<Spanned<String>>) {
+    let is_declaration = node.get("name").and_then(Node::as_str).is_some()
+        && node.get("type").is_none()
+        && node.get("properties").is_none();
+    match node.get("parameters") {
+        Some(p) if is_declaration && p.is_object() => {
+            let described = node.get("description").and_then(|d| {
+                d.as_str().map(|v| Spanned {
+                    value: v.to_string(),
+                    span: d.span,
+                })
+            });
+            (p.clone(), described)
+        }
+        _ => (node, None),
+    }
+}
+
 fn add_caller_tools(files: &mut [FileFacts]) {
     const MAX_CALLS: usize = 64;
     let mut new: Vec<(usize, ToolDecl)> = Vec::new();

@@ -1102,3 +1102,41 @@ impl Lookup {
         super::util::describe(&found)
     );
 }
+
+/// A registry record whose `schema` holds a whole function declaration
+/// (`{"name", "description", "parameters"}`) has its input schema in
+/// `parameters` and its description beside it.
+#[test]
+fn a_schema_field_holding_a_function_declaration_is_read_through_parameters() {
+    let lib = r#"use serde_json::{Value, json};
+
+pub struct ToolRecord {
+    pub name: String,
+    pub version: String,
+    pub schema: Value,
+}
+
+pub fn records() -> Vec<ToolRecord> {
+    vec![ToolRecord {
+        name: "get_weather".to_string(),
+        version: "1.0".to_string(),
+        schema: json!({
+            "name": "get_weather",
+            "description": "Current weather of a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"]
+            }
+        }),
+    }]
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(tools[0]["parameters"], serde_json::json!(["city"]));
+    assert_eq!(tools[0]["description"], "Current weather of a city");
+    let found = super::util::scan(&[dir.path()], &["S"], &[]).diagnostics;
+    assert!(found.is_empty(), "{}", super::util::describe(&found));
+}
