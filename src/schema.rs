@@ -169,7 +169,7 @@ pub fn node_at<'a>(root: &'a Node, pointer: &str) -> Option<&'a Node> {
         return Some(node);
     }
     for token in pointer.strip_prefix('/')?.split('/') {
-        let token = token.replace("~1", "/").replace("~0", "~");
+        let token = crate::syntax::pointer_key(token);
         node = match &node.kind {
             NodeKind::Object(_) => node.get(&token)?,
             NodeKind::Array(items) => items.get(token.parse::<usize>().ok()?)?,
@@ -188,7 +188,7 @@ pub fn reaches_opaque(root: &Node, pointer: &str) -> bool {
         if matches!(node.kind, NodeKind::Opaque(_)) {
             return true;
         }
-        let token = token.replace("~1", "/").replace("~0", "~");
+        let token = crate::syntax::pointer_key(token);
         let next = match &node.kind {
             NodeKind::Object(_) => node.get(&token),
             NodeKind::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),

@@ -108,7 +108,7 @@ pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolD
 pub fn operation_label(tool: &ToolDef) -> Option<String> {
     let rest = tool.pointer.strip_prefix("/paths/")?;
     let (path, method) = rest.rsplit_once('/')?;
-    let path = path.replace("~1", "/").replace("~0", "~");
+    let path = crate::syntax::pointer_key(path);
     Some(format!("{} {path}", method.to_uppercase()))
 }
 

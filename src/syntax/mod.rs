@@ -171,3 +171,8 @@ impl Node {
 pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
+
+/// The key a JSON Pointer token stands for: [`pointer_token`] undone.
+pub fn pointer_key(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
