@@ -6,7 +6,7 @@
 //! merge. Findings are sorted once at the end, so output is identical for
 //! any thread count.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -186,10 +186,14 @@ pub fn scan_with_progress(
         notifications.extend(o.notifications);
         inline.extend(o.suppressions);
     }
+    let validated = validated_crates(&crates);
     let linked: Vec<Linked> = pool.install(|| {
         crates
             .into_par_iter()
-            .map(|(root, files)| check_crate(&root, files, opts, &cx))
+            .map(|(root, files)| {
+                let validated = validated.contains(&root);
+                check_crate(&root, files, validated, opts, &cx)
+            })
             .collect()
     });
     for (t, d, dead) in linked {
@@ -324,11 +328,54 @@ fn is_test_path(rel: &Path, root: &Path) -> bool {
         || stem.ends_with("_tests")
 }
 
+/// The crates whose tool arguments are validated against their schemas:
+/// those that build a JSON Schema validator themselves, and those that
+/// depend by path (directly or through other crates of the tree) on one
+/// that does: an agent loop in a core crate runs the tools of the others.
+fn validated_crates(crates: &BTreeMap<PathBuf, Vec<FileFacts>>) -> BTreeSet<PathBuf> {
+    let validating: BTreeSet<PathBuf> = crates
+        .iter()
+        .filter(|(_, files)| rust::link::validates_tool_arguments(files))
+        .map(|(root, _)| rust::deps::normalize(root))
+        .collect();
+    if validating.is_empty() {
+        return BTreeSet::new();
+    }
+    let mut deps: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    crates
+        .keys()
+        .filter(|root| {
+            let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+            let mut todo = vec![rust::deps::normalize(root)];
+            while let Some(dir) = todo.pop() {
+                if validating.contains(&dir) {
+                    return true;
+                }
+                if !seen.insert(dir.clone()) {
+                    continue;
+                }
+                let next = deps
+                    .entry(dir.clone())
+                    .or_insert_with(|| rust::deps::path_deps(&dir));
+                todo.extend(next.iter().filter(|d| !seen.contains(*d)).cloned());
+            }
+            false
+        })
+        .cloned()
+        .collect()
+}
+
 /// Links one crate's files and runs the rules on its tools and code.
 /// A crate's tools, its findings, and the files it does not compile.
 type Linked = (Vec<ToolDef>, Vec<Diagnostic>, Vec<String>);
 
-fn check_crate(root: &Path, files: Vec<FileFacts>, opts: &ScanOptions, cx: &Context) -> Linked {
+fn check_crate(
+    root: &Path,
+    files: Vec<FileFacts>,
+    validated: bool,
+    opts: &ScanOptions,
+    cx: &Context,
+) -> Linked {
     let group = format!("crate:{}", display_path(root));
     // Files no `mod` reaches are not compiled: no tool of theirs is served
     // and none of their code runs.
@@ -365,6 +412,7 @@ fn check_crate(root: &Path, files: Vec<FileFacts>, opts: &ScanOptions, cx: &Cont
         &group,
         &own,
         rmcp_tools && rust::deps::rmcp_writes_type_arrays(root),
+        validated,
     );
     let mut out = crate::link::findings(&mut k, opts.scope == Scope::All);
     for entry in &opts.rules {
@@ -569,7 +617,9 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
     let mut tools = out.tools;
     let mut diagnostics = out.diagnostics;
     if let Some((root, facts)) = out.rust {
-        let (t, d, _) = check_crate(&root, vec![facts], &opts, &cx);
+        let files = vec![facts];
+        let validated = rust::link::validates_tool_arguments(&files);
+        let (t, d, _) = check_crate(&root, files, validated, &opts, &cx);
         tools.extend(t);
         diagnostics.extend(d);
     }

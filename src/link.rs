@@ -47,6 +47,10 @@ pub struct Unit {
     pub(crate) dispatchers: BTreeSet<FnRef>,
     /// For each tool, the surface functions its handler reaches, in order.
     pub(crate) by_tool: Vec<Vec<FnRef>>,
+    /// The unit, or a crate of the tree it depends on, validates tool
+    /// arguments with a JSON Schema validator before the handler runs
+    /// (an agent loop's `jsonschema::validator_for(&tool.parameters)`).
+    pub validates_args: bool,
 }
 
 /// How a function is on the tool-call surface.
@@ -232,7 +236,45 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
                         })
                 })
         }
+        Quiet::IfSchemaValidated(key, conversion) => {
+            let reaching: Vec<&ToolDef> = k
+                .surface
+                .get(&r)
+                .map(|reach| reach.tools.iter().map(|t| &k.tools[*t].def).collect())
+                .unwrap_or_default();
+            k.validates_args
+                && !reaching.is_empty()
+                && reaching.iter().all(|t| {
+                    t.input_schema
+                        .as_ref()
+                        .and_then(|s| s.get("properties"))
+                        .and_then(|p| p.get(key))
+                        .is_some_and(|p| type_admits_only(p, conversion))
+                })
+        }
         Quiet::Any(all) => all.iter().any(|q| is_quiet(k, r, q, marked_callees)),
+    }
+}
+
+/// Does a property's schema admit only values that `conversion` takes
+/// (`"type": "boolean"` for `as_bool`, a non-negative `integer` for
+/// `as_u64`), so that a validator refuses every value it would fail on?
+fn type_admits_only(property: &Node, conversion: &str) -> bool {
+    let ty = property.get("type").and_then(Node::as_str);
+    let number = |key: &str| match property.get(key).map(|n| &n.kind) {
+        Some(NodeKind::Number(n)) => n.parse::<f64>().ok(),
+        _ => None,
+    };
+    let minimum = number("minimum").or_else(|| number("exclusiveMinimum"));
+    match conversion {
+        "as_bool" => ty == Some("boolean"),
+        "as_str" => ty == Some("string"),
+        "as_i64" => ty == Some("integer"),
+        "as_u64" => ty == Some("integer") && minimum.is_some_and(|m| m >= 0.0),
+        "as_f64" => matches!(ty, Some("number" | "integer")),
+        "as_array" => ty == Some("array"),
+        "as_object" => ty == Some("object"),
+        _ => false,
     }
 }
 

@@ -175,6 +175,9 @@ pub struct FnFact {
     pub cfg: Option<String>,
     /// Takes a tool-call request (`CallToolRequestParam`, …): a dispatcher.
     pub takes_request: bool,
+    /// Builds or runs a JSON Schema validator (`jsonschema::validator_for`,
+    /// `jsonschema::options()…build`, `JSONSchema::compile`).
+    pub validates_schema: bool,
     /// Says in its output that something was cut (`"[truncated]"`,
     /// `"… N more"`, a `truncated` field).
     pub marks_truncation: bool,
@@ -380,6 +383,12 @@ pub enum Quiet {
     /// of the wrong type is refused there, so only a missing one gets the
     /// default.
     IfValidatedBySibling(String),
+    /// When the unit (or a crate of the tree it depends on) validates tool
+    /// arguments with a JSON Schema validator, and every tool that reaches
+    /// the function declares this argument with a type the conversion
+    /// (`as_bool`, `as_u64`) accepts: a value of another type is refused
+    /// before the handler runs. The argument and the conversion.
+    IfSchemaValidated(String, String),
     /// When any of these holds.
     Any(Vec<Quiet>),
 }

@@ -64,7 +64,12 @@ impl Rule for ParseErrorDefaulted {
             // one it never is (`"Hello LLM"` for a required `question`).
             // A tool trait's `validate_input` that the executor runs first
             // and that reads the argument refuses a wrong type there.
-            let validated = Quiet::IfValidatedBySibling(arg.clone());
+            // So does an agent loop that validates the arguments against
+            // the tool's schema.
+            let validated = Quiet::Any(vec![
+                Quiet::IfValidatedBySibling(arg.clone()),
+                Quiet::IfSchemaValidated(arg.clone(), conversion.clone()),
+            ]);
             c.quiet = if conversion == "as_str" {
                 Quiet::Any(vec![Quiet::UnlessRequired(arg.clone()), validated])
             } else {

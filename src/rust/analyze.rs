@@ -586,6 +586,10 @@ impl<'a> Analyzer<'a> {
         }
         flow.visit(body, 0);
         fact.sanitises_names = super::sites::sanitises_names(text(body, src));
+        fact.validates_schema = {
+            let body = text(body, src);
+            body.contains("jsonschema::") || body.contains("JSONSchema::")
+        };
         let tail = tail_expr(body);
         fact.returns = flow.returns(tail);
         fact.returns_schema = tail.and_then(|t| values::schema_expr(t, src, &flow.locals));

@@ -26,6 +26,82 @@ pub fn rmcp_writes_type_arrays(root: &Path) -> bool {
     version.is_some_and(|v| v >= RMCP_TYPE_ARRAYS)
 }
 
+/// The crates of the same tree the crate at `root` depends on by path
+/// (`dep = { path = "../dep" }`, or `dep = { workspace = true }` with the
+/// path in the workspace's `[workspace.dependencies]`), as folders written
+/// without `.` or `..`. Normal and target-specific dependencies only: dev-
+/// and build-dependencies do not run in the tool's process.
+pub fn path_deps(root: &Path) -> Vec<std::path::PathBuf> {
+    let Some(manifest) = read_table(&root.join("Cargo.toml")) else {
+        return Vec::new();
+    };
+    let mut tables: Vec<&toml::Table> = Vec::new();
+    if let Some(t) = manifest.get("dependencies").and_then(toml::Value::as_table) {
+        tables.push(t);
+    }
+    if let Some(targets) = manifest.get("target").and_then(toml::Value::as_table) {
+        for target in targets.values() {
+            if let Some(t) = target.get("dependencies").and_then(toml::Value::as_table) {
+                tables.push(t);
+            }
+        }
+    }
+    // The workspace that `workspace = true` refers to: the nearest folder
+    // above whose manifest has a `[workspace]`.
+    let mut workspace: Option<Option<(std::path::PathBuf, toml::Table)>> = None;
+    let mut out = Vec::new();
+    for (name, spec) in tables.iter().flat_map(|t| t.iter()) {
+        let Some(spec) = spec.as_table() else {
+            continue;
+        };
+        if let Some(path) = spec.get("path").and_then(toml::Value::as_str) {
+            out.push(normalize(&root.join(path)));
+        } else if spec.get("workspace").and_then(toml::Value::as_bool) == Some(true) {
+            let ws = workspace.get_or_insert_with(|| {
+                root.ancestors().skip(1).find_map(|d| {
+                    let t = read_table(&d.join("Cargo.toml"))?;
+                    t.contains_key("workspace").then(|| (d.to_path_buf(), t))
+                })
+            });
+            if let Some((dir, t)) = ws
+                && let Some(path) = t
+                    .get("workspace")
+                    .and_then(|w| w.get("dependencies"))
+                    .and_then(|d| d.get(name))
+                    .and_then(|d| d.get("path"))
+                    .and_then(toml::Value::as_str)
+            {
+                out.push(normalize(&dir.join(path)));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn read_table(path: &Path) -> Option<toml::Table> {
+    std::fs::read_to_string(path).ok()?.parse().ok()
+}
+
+/// `a/b/../c/.` → `a/c`, without touching the file system.
+pub fn normalize(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The highest `version` of package `name` in a `Cargo.lock`.
 fn locked_version(lock: &str, name: &str) -> Option<(u64, u64)> {
     let wanted = format!("name = \"{name}\"");

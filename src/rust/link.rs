@@ -529,11 +529,30 @@ fn name_rewrites(files: &[FileFacts]) -> Vec<(usize, &NameRewrite)> {
 /// `own_group` says which files form lists of their own (examples);
 /// `rmcp_type_arrays`: the crate's rmcp derives `Option<T>` as `"type": [T,
 /// "null"]` (see [`super::deps`]).
+/// Does a crate build a JSON Schema validator outside tests and outside
+/// code named for configuration (`load_config`, `settings.rs`): an agent
+/// runtime checking tool arguments against the tool's schema?
+pub fn validates_tool_arguments(files: &[FileFacts]) -> bool {
+    let about_config = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        ["config", "setting", "manifest"]
+            .iter()
+            .any(|w| s.contains(w))
+    };
+    files.iter().any(|f| {
+        !about_config(&f.file.display)
+            && f.fns
+                .iter()
+                .any(|g| g.validates_schema && !g.is_test && !about_config(&g.name))
+    })
+}
+
 pub fn link(
     files: Vec<FileFacts>,
     group: &str,
     own_group: &dyn Fn(&SourceFile) -> bool,
     rmcp_type_arrays: bool,
+    validates_args: bool,
 ) -> Unit {
     let mut files = files;
     add_caller_tools(&mut files);
@@ -790,6 +809,7 @@ pub fn link(
         surface,
         dispatchers,
         by_tool,
+        validates_args,
     };
     // What the handlers show of how they take their arguments.
     let intakes: Vec<Option<Intake>> = (0..k.tools.len())

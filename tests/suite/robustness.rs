@@ -152,7 +152,7 @@ proptest! {
             let cx = Context { targets: &targets, explicit: &[], all, truncation_markers: &[] };
             let rules: Vec<_> = REGISTRY.iter().collect();
             let facts = toolaudit::rust::analyze::analyze(&file, tree.root_node(), &cx, &rules);
-            let mut k = toolaudit::rust::link::link(vec![facts], "crate:t", &|_| false, false);
+            let mut k = toolaudit::rust::link::link(vec![facts], "crate:t", &|_| false, false, false);
             let mut out = toolaudit::link::findings(&mut k, all);
             for e in REGISTRY {
                 e.rule.check_unit(&cx, &k, &mut out);
