@@ -182,6 +182,7 @@ fn tool_def(
         cfg: None,
         name_alternatives: Vec::new(),
         intake: None,
+        branch: None,
         description: f.description.and_then(spanned),
         description_dynamic: false,
         input_schema: f.schema.cloned(),

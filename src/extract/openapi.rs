@@ -88,6 +88,7 @@ pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolD
                 handler: None,
                 cfg: None,
                 intake: None,
+                branch: None,
                 strict: None,
                 format: ToolFormat::OpenApi,
                 file: Arc::clone(file),

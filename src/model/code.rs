@@ -105,6 +105,10 @@ pub struct ToolDecl {
     /// together (rust-mcp-sdk's `tool_box!` of `#[mcp_tool]` structs): its
     /// tool list is the crate's, not its file's.
     pub crate_wide: bool,
+    /// Declared in one arm of a select (a `match`): the select's start
+    /// byte and the arm's index. Tools of different arms of one select are
+    /// never offered together.
+    pub branch: Option<(usize, usize)>,
 }
 
 impl ValueExpr {
@@ -145,6 +149,7 @@ impl ToolDecl {
             name_from_method: false,
             handler_type: None,
             crate_wide: false,
+            branch: None,
         }
     }
 }

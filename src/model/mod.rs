@@ -193,6 +193,9 @@ pub struct ToolDef {
     pub handler: Option<Handler>,
     /// `#[cfg(..)]` on the declaration: tools with different conditions are
     /// never offered together (one per target OS, say).
+    /// Declared in one arm of a select in its file (the select's start
+    /// byte, the arm's index): see [`ToolDef::coexists_with`].
+    pub branch: Option<(usize, usize)>,
     pub cfg: Option<String>,
     /// For code tools: how the handler takes its arguments, when known.
     pub intake: Option<Intake>,
@@ -217,7 +220,16 @@ pub struct ToolDef {
 impl ToolDef {
     /// Can `self` and `other` be offered in the same build? Not when their
     /// `#[cfg(..)]` conditions cannot both hold (see [`condition`]).
+    /// Nor when they are written in different arms of one `match`, which
+    /// yields one list or the other.
     pub fn coexists_with(&self, other: &ToolDef) -> bool {
+        if let (Some(a), Some(b)) = (self.branch, other.branch)
+            && a.0 == b.0
+            && a.1 != b.1
+            && std::ptr::eq(self.file.as_ref(), other.file.as_ref())
+        {
+            return false;
+        }
         match (&self.cfg, &other.cfg) {
             (Some(a), Some(b)) => condition::can_hold_together(a, b),
             _ => true,

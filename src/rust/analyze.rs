@@ -179,7 +179,31 @@ pub fn analyze(
         mod_path: Vec::new(),
     };
     a.items(root, None, false, 0);
+    for t in &mut a.facts.tools {
+        t.branch = match_arm_of(root, t.span);
+    }
     a.facts
+}
+
+/// The `match` arm a declaration is written in, nearest first, within its
+/// function: the `match`'s start byte and the arm's index.
+fn match_arm_of(root: TsNode, span: Span) -> Option<(usize, usize)> {
+    let mut cur = root.descendant_for_byte_range(span.start, span.end)?;
+    while let Some(parent) = cur.parent() {
+        match parent.kind_name() {
+            "function_item" | "closure_expression" => return None,
+            "match_block" if cur.kind_name() == "match_arm" => {
+                let index = ts::named_children(parent)
+                    .iter()
+                    .filter(|n| n.kind_name() == "match_arm")
+                    .position(|n| n.id() == cur.id())?;
+                return Some((parent.parent()?.start_byte(), index));
+            }
+            _ => {}
+        }
+        cur = parent;
+    }
+    None
 }
 
 /// The condition of a `#[cfg(..)]` on an item (not `cfg(test)`).
