@@ -98,6 +98,21 @@ impl Unit {
         self.reads(tool, false)
     }
 
+    /// Is `key` written as a string literal (`"path"`) in a function this
+    /// tool's handler reaches: read some way the key reads do not show
+    /// (`ctx.resolved_path("path")`, a table of keys)?
+    pub fn mentions_key(&self, tool: usize, key: &str) -> bool {
+        let quoted = format!("\"{key}\"");
+        self.by_tool.get(tool).into_iter().flatten().any(|f| {
+            let span = self.fact(*f).span;
+            self.files[f.file]
+                .file
+                .text
+                .get(span.start..span.end)
+                .is_some_and(|body| body.contains(&quoted))
+        })
+    }
+
     /// Key reads one level down, in an object under a top-level key
     /// (`updates.get("width")` of `args.get("updates")`).
     pub fn nested_reads_of(&self, tool: usize) -> Vec<(FnRef, &KeyRead)> {

@@ -159,6 +159,8 @@ impl ToolDecl {
 pub struct FnFact {
     pub name: String,
     pub name_span: Span,
+    /// The whole function, signature and body.
+    pub span: Span,
     pub impl_id: Option<usize>,
     /// The names of its type parameters (`fn for_args<Args: JsonSchema>`).
     pub generics: Vec<String>,

@@ -104,7 +104,10 @@ impl Rule for UnreadDeclaredArgument {
                 continue;
             }
             for key in declared {
-                if reads.iter().any(|(_, r)| r.key == key) || told_unused(&t.def, &key) {
+                if reads.iter().any(|(_, r)| r.key == key)
+                    || told_unused(&t.def, &key)
+                    || k.mentions_key(ti, &key)
+                {
                     continue;
                 }
                 if let Some(span) = property_span(&t.def, &key) {

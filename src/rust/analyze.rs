@@ -206,6 +206,21 @@ fn match_arm_of(root: TsNode, span: Span) -> Option<(usize, usize)> {
     None
 }
 
+/// Is a function of this (lower-case) name a helper that reads one key of
+/// the arguments it is handed (`get_str(&args, "k")`, `require_path(..)`,
+/// `opt_u64(..)`)? A call to one with a literal key is a read of that key.
+fn is_key_helper(lname: &str) -> bool {
+    const HELPERS: &[&str] = &[
+        "get", "require", "opt", "param", "arg", "extract", "read", "field", "take",
+    ];
+    HELPERS.iter().any(|w| {
+        lname.starts_with(w)
+            || lname
+                .match_indices(w)
+                .any(|(i, _)| i > 0 && lname.as_bytes()[i - 1] == b'_')
+    })
+}
+
 /// The condition of a `#[cfg(..)]` on an item (not `cfg(test)`).
 fn cfg_of(attrs: &[TsNode], src: &str) -> Option<String> {
     attrs.iter().copied().find_map(|a| {
@@ -565,6 +580,7 @@ impl<'a> Analyzer<'a> {
         let mut fact = FnFact {
             name: text(name_node, src).to_string(),
             name_span: ts::span(name_node),
+            span: ts::span(node),
             impl_id,
             params,
             is_test,
@@ -596,6 +612,17 @@ impl<'a> Analyzer<'a> {
             return;
         };
         let mut flow = Flow::new(src, &fact.params, false);
+        // A key helper's read by its key parameter (`args[key]` in
+        // `get_path(args, key)`) is read where it is called, with the
+        // literal key: here it does not let the arguments escape.
+        if is_key_helper(&fact.name.to_ascii_lowercase()) {
+            flow.key_params = fact
+                .params
+                .iter()
+                .filter(|p| !p.is_self && !p.is_args_object && p.ty.contains("str"))
+                .map(|p| p.name.clone())
+                .collect();
+        }
         // Names that are parameters: their values come from the callers.
         for (position, p) in fact.params.iter().filter(|p| !p.is_self).enumerate() {
             flow.locals.params.insert(p.name.clone(), (position, index));
@@ -1282,6 +1309,8 @@ pub struct Flow<'t, 's> {
     pub strings: Vec<TsNode<'t>>,
     call_facts: Vec<CallFact>,
     key_reads: Vec<KeyRead>,
+    /// The key parameters of a key helper (see [`is_key_helper`]).
+    key_params: std::collections::HashSet<String>,
     deserializes: Vec<(String, Span, u64)>,
     field_reads: std::collections::BTreeSet<String>,
     accessor_calls: std::collections::BTreeSet<String>,
@@ -1333,6 +1362,7 @@ impl<'t, 's> Flow<'t, 's> {
             root_uses: Vec::new(),
             consumed: Default::default(),
             let_type: None,
+            key_params: Default::default(),
             calls: Vec::new(),
             matches: Vec::new(),
             ifs: Vec::new(),
@@ -1875,6 +1905,11 @@ impl<'t, 's> Flow<'t, 's> {
                             parent: Some(parent),
                         });
                     }
+                } else if let [obj, idx] = kids.as_slice()
+                    && self.key_params.contains(text(*idx, src))
+                    && self.root_mask(*obj) != 0
+                {
+                    self.consume(*obj);
                 }
                 self.children(n, depth);
             }
@@ -2109,21 +2144,22 @@ impl<'t, 's> Flow<'t, 's> {
                 })
                 .map(|k| (k, ts::span(*a)))
         });
+        // A key helper's `args.get(key)` by its key parameter.
+        if key_arg.is_none()
+            && matches!(name.as_str(), "get" | "get_mut" | "remove" | "contains_key")
+            && let (Some(r), [a]) = (recv, args.as_slice())
+            && self.key_params.contains(text(*a, src))
+            && self.root_mask(r) != 0
+        {
+            self.consume(r);
+        }
         if let Some((key, span)) = key_arg {
             let lname = name.to_ascii_lowercase();
             let accessor = matches!(
                 name.as_str(),
                 "get" | "get_mut" | "remove" | "contains_key" | "get_key_value"
             );
-            const HELPERS: &[&str] = &[
-                "get", "require", "opt", "param", "arg", "extract", "read", "field", "take",
-            ];
-            let helper = HELPERS.iter().any(|w| {
-                lname.starts_with(w)
-                    || lname
-                        .match_indices(w)
-                        .any(|(i, _)| i > 0 && lname.as_bytes()[i - 1] == b'_')
-            });
+            let helper = is_key_helper(&lname);
             let recv_root = recv.map_or(0, |r| self.root_mask(r));
             if recv_root != 0 && (accessor || helper) {
                 if let Some(r) = recv {
