@@ -183,6 +183,7 @@ fn tool_def(
         name_alternatives: Vec::new(),
         intake: None,
         branch: None,
+        bound_before: None,
         description: f.description.and_then(spanned),
         description_dynamic: false,
         input_schema: f.schema.cloned(),

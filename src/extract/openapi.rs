@@ -89,6 +89,7 @@ pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolD
                 cfg: None,
                 intake: None,
                 branch: None,
+                bound_before: None,
                 strict: None,
                 format: ToolFormat::OpenApi,
                 file: Arc::clone(file),

@@ -105,10 +105,12 @@ pub struct ToolDecl {
     /// together (rust-mcp-sdk's `tool_box!` of `#[mcp_tool]` structs): its
     /// tool list is the crate's, not its file's.
     pub crate_wide: bool,
-    /// Declared in one arm of a select (a `match`): the select's start
-    /// byte and the arm's index. Tools of different arms of one select are
-    /// never offered together.
-    pub branch: Option<(usize, usize)>,
+    /// Declared in one arm of a select (a `match`). Tools of different
+    /// arms of one select are never offered together.
+    pub branch: Option<crate::model::Branch>,
+    /// The value of a `let` in the function starting at this byte, outside
+    /// any arm: in whichever lists the code later puts it.
+    pub bound_before: Option<usize>,
 }
 
 impl ValueExpr {
@@ -150,6 +152,7 @@ impl ToolDecl {
             handler_type: None,
             crate_wide: false,
             branch: None,
+            bound_before: None,
         }
     }
 }

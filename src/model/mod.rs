@@ -193,9 +193,12 @@ pub struct ToolDef {
     pub handler: Option<Handler>,
     /// `#[cfg(..)]` on the declaration: tools with different conditions are
     /// never offered together (one per target OS, say).
-    /// Declared in one arm of a select in its file (the select's start
-    /// byte, the arm's index): see [`ToolDef::coexists_with`].
-    pub branch: Option<(usize, usize)>,
+    /// Declared in one arm of a select in its file: see
+    /// [`ToolDef::coexists_with`].
+    pub branch: Option<Branch>,
+    /// Bound by a `let` in the function starting at this byte of its file,
+    /// outside any arm: see [`ToolDef::coexists_with`].
+    pub bound_before: Option<usize>,
     pub cfg: Option<String>,
     /// For code tools: how the handler takes its arguments, when known.
     pub intake: Option<Intake>,
@@ -217,18 +220,32 @@ pub struct ToolDef {
     pub group: String,
 }
 
+/// Where a declaration sits among the arms of a select (a `match`): the
+/// enclosing function's and the select's start bytes, and the arm's index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Branch {
+    pub function: usize,
+    pub select: usize,
+    pub arm: usize,
+}
+
 impl ToolDef {
     /// Can `self` and `other` be offered in the same build? Not when their
     /// `#[cfg(..)]` conditions cannot both hold (see [`condition`]).
     /// Nor when they are written in different arms of one `match`, which
-    /// yields one list or the other.
+    /// yields one list or the other; nor a tool bound by a `let` before a
+    /// `match` of the same function and one written in an arm of it: the
+    /// arm's list holds the first only if the arm puts it there.
     pub fn coexists_with(&self, other: &ToolDef) -> bool {
-        if let (Some(a), Some(b)) = (self.branch, other.branch)
-            && a.0 == b.0
-            && a.1 != b.1
-            && std::ptr::eq(self.file.as_ref(), other.file.as_ref())
-        {
-            return false;
+        if std::ptr::eq(self.file.as_ref(), other.file.as_ref()) {
+            let apart = |x: &ToolDef, y: &ToolDef| {
+                let arms = matches!((x.branch, y.branch), (Some(a), Some(b)) if a.select == b.select && a.arm != b.arm);
+                let bound = matches!((x.bound_before, y.branch), (Some(f), Some(b)) if b.function == f && x.span.start < b.select);
+                arms || bound
+            };
+            if apart(self, other) || apart(other, self) {
+                return false;
+            }
         }
         match (&self.cfg, &other.cfg) {
             (Some(a), Some(b)) => condition::can_hold_together(a, b),

@@ -181,24 +181,56 @@ pub fn analyze(
     a.items(root, None, false, 0);
     for t in &mut a.facts.tools {
         t.branch = match_arm_of(root, t.span);
+        t.bound_before = bound_by_let(root, t.span);
     }
     a.facts
 }
 
 /// The `match` arm a declaration is written in, nearest first, within its
 /// function: the `match`'s start byte and the arm's index.
-fn match_arm_of(root: TsNode, span: Span) -> Option<(usize, usize)> {
+fn match_arm_of(root: TsNode, span: Span) -> Option<crate::model::Branch> {
     let mut cur = root.descendant_for_byte_range(span.start, span.end)?;
+    let mut arm = None;
     while let Some(parent) = cur.parent() {
         match parent.kind_name() {
-            "function_item" | "closure_expression" => return None,
-            "match_block" if cur.kind_name() == "match_arm" => {
+            "closure_expression" => return None,
+            "function_item" => {
+                let (select, arm) = arm?;
+                return Some(crate::model::Branch {
+                    function: parent.start_byte(),
+                    select,
+                    arm,
+                });
+            }
+            "match_block" if cur.kind_name() == "match_arm" && arm.is_none() => {
                 let index = ts::named_children(parent)
                     .iter()
                     .filter(|n| n.kind_name() == "match_arm")
                     .position(|n| n.id() == cur.id())?;
-                return Some((parent.parent()?.start_byte(), index));
+                arm = Some((parent.parent()?.start_byte(), index));
             }
+            _ => {}
+        }
+        cur = parent;
+    }
+    None
+}
+
+/// A declaration that is the value of a `let` in a function (`let echo =
+/// json!({"name": "echo", ..})`, also inside an arm of an outer `match`):
+/// the function's start byte. The value is in whichever lists the code
+/// later puts it in.
+fn bound_by_let(root: TsNode, span: Span) -> Option<usize> {
+    let mut cur = root.descendant_for_byte_range(span.start, span.end)?;
+    let mut bound = false;
+    while let Some(parent) = cur.parent() {
+        match parent.kind_name() {
+            "let_declaration" => bound = true,
+            // Written in an arm (`let tools = match m { .. => json!(..) }`):
+            // the arm's, not a value bound before.
+            "match_arm" if !bound => return None,
+            "closure_expression" => return None,
+            "function_item" => return bound.then(|| parent.start_byte()),
             _ => {}
         }
         cur = parent;
