@@ -196,7 +196,16 @@ impl<'a> Index<'a> {
                 }
             }
             CallTarget::Method => {
-                let methods: Vec<FnRef> = all.iter().filter(|r| has_self(r)).copied().collect();
+                // `self.vault.add_tags(..)` in `Server::add_tags`: a method
+                // called on another value is not one of the caller's own
+                // type (a handler and the store method it calls often share
+                // a name).
+                let own = self.self_type(caller);
+                let methods: Vec<FnRef> = all
+                    .iter()
+                    .filter(|r| has_self(r) && (own.is_none() || self.self_type(**r) != own))
+                    .copied()
+                    .collect();
                 if methods.len() == 1 {
                     methods
                 } else {
