@@ -187,12 +187,14 @@ pub fn scan_with_progress(
         inline.extend(o.suppressions);
     }
     let validated = validated_crates(&crates);
+    let mapped = name_mapping_crates(&crates);
     let linked: Vec<Linked> = pool.install(|| {
         crates
             .into_par_iter()
             .map(|(root, files)| {
                 let validated = validated.contains(&root);
-                check_crate(&root, files, validated, opts, &cx)
+                let mapped = mapped.contains(&root);
+                check_crate(&root, files, validated, mapped, opts, &cx)
             })
             .collect()
     });
@@ -365,6 +367,27 @@ fn validated_crates(crates: &BTreeMap<PathBuf, Vec<FileFacts>>) -> BTreeSet<Path
         .collect()
 }
 
+/// The crates of a Cargo workspace (the nearest folder above with a
+/// `[workspace]` manifest, else the crate alone) one of whose crates puts a
+/// sanitised name in the `name` field of what it sends (see
+/// [`rust::link::maps_tool_names`]): an agent runtime whose wire layer
+/// escapes `srv:fs/list` to `srv_3Afs_2Flist`.
+fn name_mapping_crates(crates: &BTreeMap<PathBuf, Vec<FileFacts>>) -> BTreeSet<PathBuf> {
+    let workspaces: BTreeSet<PathBuf> = crates
+        .iter()
+        .filter(|(_, files)| rust::link::maps_tool_names(files))
+        .map(|(root, _)| rust::deps::workspace_root(root))
+        .collect();
+    if workspaces.is_empty() {
+        return BTreeSet::new();
+    }
+    crates
+        .keys()
+        .filter(|root| workspaces.contains(&rust::deps::workspace_root(root)))
+        .cloned()
+        .collect()
+}
+
 /// Links one crate's files and runs the rules on its tools and code.
 /// A crate's tools, its findings, and the files it does not compile.
 type Linked = (Vec<ToolDef>, Vec<Diagnostic>, Vec<String>);
@@ -373,6 +396,7 @@ fn check_crate(
     root: &Path,
     files: Vec<FileFacts>,
     validated: bool,
+    names_mapped: bool,
     opts: &ScanOptions,
     cx: &Context,
 ) -> Linked {
@@ -419,7 +443,13 @@ fn check_crate(
         entry.rule.check_unit(cx, &k, &mut out);
     }
     let mut tools = Vec::new();
-    for t in std::mem::take(&mut k.tools) {
+    for mut t in std::mem::take(&mut k.tools) {
+        // An MCP server's own definitions go to clients as written.
+        t.def.names_mapped = names_mapped
+            && !matches!(
+                t.def.format,
+                crate::model::ToolFormat::Rmcp | crate::model::ToolFormat::Mcp
+            );
         // A tool only dispatched here is declared (and judged) elsewhere.
         if !t.def.format.is_reference() {
             for entry in &opts.rules {
@@ -619,7 +649,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
     if let Some((root, facts)) = out.rust {
         let files = vec![facts];
         let validated = rust::link::validates_tool_arguments(&files);
-        let (t, d, _) = check_crate(&root, files, validated, &opts, &cx);
+        let (t, d, _) = check_crate(&root, files, validated, false, &opts, &cx);
         tools.extend(t);
         diagnostics.extend(d);
     }

@@ -185,6 +185,9 @@ pub struct FnFact {
     pub cfg: Option<String>,
     /// Takes a tool-call request (`CallToolRequestParam`, …): a dispatcher.
     pub takes_request: bool,
+    /// Functions whose result it puts in a `name` field (`"name":
+    /// to_wire(&spec.name)`): what may map a tool's name on its way out.
+    pub name_field_callees: Vec<String>,
     /// Builds or runs a JSON Schema validator (`jsonschema::validator_for`,
     /// `jsonschema::options()…build`, `JSONSchema::compile`).
     pub validates_schema: bool,

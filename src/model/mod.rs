@@ -196,6 +196,10 @@ pub struct ToolDef {
     /// Declared in one arm of a select in its file: see
     /// [`ToolDef::coexists_with`].
     pub branch: Option<Branch>,
+    /// Declared in code of a workspace that maps tool names to a provider's
+    /// characters before sending them (a function that checks or rewrites
+    /// a name against `[A-Za-z0-9_-]`): the name as written is not sent.
+    pub names_mapped: bool,
     /// Bound by a `let` in the function starting at this byte of its file,
     /// outside any arm: see [`ToolDef::coexists_with`].
     pub bound_before: Option<usize>,

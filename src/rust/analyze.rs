@@ -669,6 +669,7 @@ impl<'a> Analyzer<'a> {
         }
         flow.visit(body, 0);
         fact.sanitises_names = super::sites::sanitises_names(text(body, src));
+        fact.name_field_callees = super::sites::name_field_callees(text(body, src));
         fact.validates_schema = {
             let body = text(body, src);
             body.contains("jsonschema::") || body.contains("JSONSchema::")

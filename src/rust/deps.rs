@@ -80,6 +80,17 @@ pub fn path_deps(root: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// The Cargo workspace a crate belongs to: the nearest folder at or above
+/// `root` whose manifest has a `[workspace]`, else `root` itself (written
+/// without `.` or `..`).
+pub fn workspace_root(root: &Path) -> std::path::PathBuf {
+    let root = normalize(root);
+    root.ancestors()
+        .find(|d| read_table(&d.join("Cargo.toml")).is_some_and(|t| t.contains_key("workspace")))
+        .unwrap_or(&root)
+        .to_path_buf()
+}
+
 fn read_table(path: &Path) -> Option<toml::Table> {
     std::fs::read_to_string(path).ok()?.parse().ok()
 }

@@ -556,6 +556,36 @@ pub fn validates_tool_arguments(files: &[FileFacts]) -> bool {
     })
 }
 
+/// Does a crate fill a `name` field with a function that maps characters
+/// outside a set to `_` (`"name": names::to_wire(&spec.name)`, where
+/// `to_wire` or a function it calls sanitises: see
+/// `sites::sanitises_names`)? Outside tests.
+pub fn maps_tool_names(files: &[FileFacts]) -> bool {
+    let sanitisers: BTreeSet<&str> = files
+        .iter()
+        .flat_map(|f| &f.fns)
+        .filter(|g| g.sanitises_names && !g.is_test)
+        .map(|g| g.name.as_str())
+        .collect();
+    if sanitisers.is_empty() {
+        return false;
+    }
+    let maps = |name: &str| {
+        sanitisers.contains(name)
+            || files.iter().flat_map(|f| &f.fns).any(|g| {
+                g.name == name
+                    && !g.is_test
+                    && g.calls
+                        .iter()
+                        .any(|c| sanitisers.contains(c.callee.as_str()))
+            })
+    };
+    files
+        .iter()
+        .flat_map(|f| &f.fns)
+        .any(|g| !g.is_test && g.name_field_callees.iter().any(|c| maps(c)))
+}
+
 pub fn link(
     files: Vec<FileFacts>,
     group: &str,
@@ -757,6 +787,7 @@ pub fn link(
                     cfg: decl.cfg.clone(),
                     branch: decl.branch,
                     bound_before: decl.bound_before,
+                    names_mapped: false,
                     intake: None,
                     strict: decl.strict,
                     format: decl.format,
@@ -1306,6 +1337,7 @@ fn reference_tool(
             intake: None,
             branch: None,
             bound_before: None,
+            names_mapped: false,
             strict: None,
             format: crate::model::ToolFormat::Dispatch,
             span,

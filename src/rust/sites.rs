@@ -894,6 +894,38 @@ const FALLIBLE: &[&str] = &[
     "as_i32",
 ];
 
+/// The functions whose result a body puts in a `name` field: `"name":
+/// names::to_wire(&spec.name)` in a `json!`, `name: sanitize(&t.name)` in
+/// a struct literal (the last path segment of each callee).
+pub fn name_field_callees(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in body.match_indices("name") {
+        let before = body[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            continue;
+        }
+        let mut rest = &body[i + 4..];
+        rest = rest.strip_prefix('"').unwrap_or(rest).trim_start();
+        let Some(r) = rest.strip_prefix(':') else {
+            continue;
+        };
+        if r.starts_with(':') {
+            continue;
+        }
+        let r = r.trim_start();
+        let path: &str = &r[..r
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .unwrap_or(r.len())];
+        if !path.is_empty() && r[path.len()..].starts_with('(') {
+            let last = path.rsplit("::").next().unwrap_or(path);
+            if !last.is_empty() && last.chars().next().is_some_and(|c| c.is_lowercase()) {
+                out.push(last.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// Does a function body map characters outside a set to `_` (or `-`)?
 /// `c.is_ascii_alphanumeric() .. else { '_' }`, `=> '_'`, `push('_')`,
 /// `replace(|c: char| !c.is_alphanumeric(), "_")`, a `[^a-zA-Z0-9_]`
@@ -1892,7 +1924,21 @@ fn starts_with_keyword(text: &str, kw: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::sanitises_names;
+
+    #[test]
+    fn name_field_callees_are_the_functions_that_fill_a_name() {
+        let body = r#"json!({"name": names::to_wire(&spec.name), "description": d});
+            let t = Tool { name: sanitize(&x), title: fmt(y) };
+            let other = Spec { name: name.to_string(), tool_name: wrap(z) };
+            let n = json!({ "name" : escape_name(n) });
+            let p = path::name::join(a);"#;
+        assert_eq!(
+            name_field_callees(body),
+            vec!["to_wire", "sanitize", "escape_name"]
+        );
+    }
+
+    use super::{name_field_callees, sanitises_names};
 
     #[test]
     fn a_sanitiser_replaces_and_a_check_only_tests() {
