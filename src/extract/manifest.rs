@@ -338,6 +338,13 @@ fn recognize<'n>(obj: &'n Node, site: Site<'_>) -> Option<Found<'n>> {
         if func.get("arguments").is_some() {
             return None; // a recorded call, not a definition
         }
+        // `{"type": "function", "function": {"name": "get_weather"}}` and
+        // nothing else is a `tool_choice` that forces a tool, not one.
+        if func.members().is_some_and(|m| m.len() == 1)
+            && obj.members().is_some_and(|m| m.len() == 2)
+        {
+            return None;
+        }
         let schema = (func.get("parameters"), "/function/parameters");
         return found(ToolFormat::OpenaiChat, func, "/function", schema);
     }
