@@ -2271,8 +2271,14 @@ impl<'t, 's> Flow<'t, 's> {
                         (t.to_string(), ts::span(n))
                     })
                 });
+            // One value under a key (`from_value(plan_val.clone())` after
+            // `let plan_val = args.get("plan")..?`) is not the arguments.
+            let nested = args
+                .iter()
+                .any(|a| self.nested_local(*a).is_some() || self.nested_of(*a).is_some());
             if let Some((ty, span)) = ty
                 && m != 0
+                && !nested
             {
                 self.deserializes
                     .push((type_name(&ty).to_string(), span, m));
