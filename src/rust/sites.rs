@@ -363,11 +363,26 @@ impl<'t> FnSites<'_, 't, '_> {
             let Some(input) = ts::call_args(call).into_iter().next() else {
                 continue;
             };
-            // `serde_json::from_value::<Value>(v)` cannot fail.
-            if name == "from_value"
-                && values::turbofish(call, src).is_some_and(|(t, _)| t.ends_with("Value"))
-            {
-                continue;
+            // `serde_json::from_value::<Value>(v)` cannot fail, and one into
+            // a map (or into a type not written: `.with_arguments(
+            // from_value(arguments).unwrap_or_default())`) fails only for
+            // arguments that are not an object. Into a written type (`let a:
+            // ExportArgs = from_value(args).unwrap_or(..)`) it fails on any
+            // value of the wrong type.
+            if name == "from_value" {
+                let target = values::turbofish(call, src)
+                    .map(|(t, _)| t)
+                    .or_else(|| let_type(call, src));
+                let typed = target.is_some_and(|t| {
+                    let t = type_name(&t).to_string();
+                    !(t.ends_with("Value")
+                        || t.ends_with("Map")
+                        || t.ends_with("Object")
+                        || t == "JsonObject")
+                });
+                if !typed {
+                    continue;
+                }
             }
             let Some((at, default)) = defaulted(call, src) else {
                 continue;
@@ -1920,6 +1935,27 @@ fn starts_with_keyword(text: &str, kw: &str) -> bool {
     let t = text.trim_start().trim_start_matches('{').trim_start();
     t.strip_prefix(kw)
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// The type written on the `let` whose value `n` is, through the calls
+/// chained on it (`let a: Args = from_value(v).unwrap_or(..)`).
+fn let_type(n: TsNode, src: &str) -> Option<String> {
+    let mut cur = n;
+    for _ in 0..6 {
+        let parent = cur.parent()?;
+        match parent.kind_name() {
+            "let_declaration" => {
+                return field(parent, "type").map(|t| text(t, src).to_string());
+            }
+            "call_expression" | "field_expression" | "try_expression" | "arguments"
+                if parent.kind_name() != "arguments" || cur.kind_name() != "call_expression" =>
+            {
+                cur = parent
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 #[cfg(test)]
