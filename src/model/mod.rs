@@ -224,13 +224,16 @@ pub struct ToolDef {
     pub group: String,
 }
 
-/// Where a declaration sits among the arms of a select (a `match`): the
-/// enclosing function's and the select's start bytes, and the arm's index.
+/// Where a declaration sits among the arms of a select: a `match` (its
+/// arms), or a map of tool lists filled key by key (`tools.insert("mode",
+/// vec![..])`: its keys). The enclosing function's start byte, the select
+/// (an identity), the arm, and where the select starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Branch {
     pub function: usize,
     pub select: usize,
     pub arm: usize,
+    pub at: usize,
 }
 
 impl ToolDef {
@@ -244,7 +247,7 @@ impl ToolDef {
         if std::ptr::eq(self.file.as_ref(), other.file.as_ref()) {
             let apart = |x: &ToolDef, y: &ToolDef| {
                 let arms = matches!((x.branch, y.branch), (Some(a), Some(b)) if a.select == b.select && a.arm != b.arm);
-                let bound = matches!((x.bound_before, y.branch), (Some(f), Some(b)) if b.function == f && x.span.start < b.select);
+                let bound = matches!((x.bound_before, y.branch), (Some(f), Some(b)) if b.function == f && x.span.start < b.at);
                 arms || bound
             };
             if apart(self, other) || apart(other, self) {

@@ -180,26 +180,29 @@ pub fn analyze(
     };
     a.items(root, None, false, 0);
     for t in &mut a.facts.tools {
-        t.branch = match_arm_of(root, t.span);
+        t.branch = match_arm_of(root, t.span, &file.text);
         t.bound_before = bound_by_let(root, t.span);
     }
     a.facts
 }
 
-/// The `match` arm a declaration is written in, nearest first, within its
-/// function: the `match`'s start byte and the arm's index.
-fn match_arm_of(root: TsNode, span: Span) -> Option<crate::model::Branch> {
+/// The select a declaration is written in, nearest first, within its
+/// function: a `match` arm (the `match`'s start byte and the arm's index),
+/// or the list put under one key of a map (`tools.insert("shilling",
+/// vec![..])`: the map and the key, as hashes).
+fn match_arm_of(root: TsNode, span: Span, src: &str) -> Option<crate::model::Branch> {
     let mut cur = root.descendant_for_byte_range(span.start, span.end)?;
     let mut arm = None;
     while let Some(parent) = cur.parent() {
         match parent.kind_name() {
             "closure_expression" => return None,
             "function_item" => {
-                let (select, arm) = arm?;
+                let (select, arm, at) = arm?;
                 return Some(crate::model::Branch {
                     function: parent.start_byte(),
                     select,
                     arm,
+                    at,
                 });
             }
             "match_block" if cur.kind_name() == "match_arm" && arm.is_none() => {
@@ -207,13 +210,37 @@ fn match_arm_of(root: TsNode, span: Span) -> Option<crate::model::Branch> {
                     .iter()
                     .filter(|n| n.kind_name() == "match_arm")
                     .position(|n| n.id() == cur.id())?;
-                arm = Some((parent.parent()?.start_byte(), index));
+                let start = parent.parent()?.start_byte();
+                arm = Some((start, index, start));
+            }
+            "arguments" if arm.is_none() => {
+                let call = parent.parent()?;
+                let args = ts::named_children(parent);
+                if let (Some(("insert", Some(recv))), [key, value]) =
+                    (ts::callee_ref(call, src), args.as_slice())
+                    && value.id() == cur.id()
+                    && let Some(key) = ts::string_value(*key, src)
+                {
+                    // Keyed by identities, apart from byte offsets.
+                    let map = fnv(text(recv, src)) | 1 << (usize::BITS - 1);
+                    arm = Some((map, fnv(&key), call.start_byte()));
+                }
             }
             _ => {}
         }
         cur = parent;
     }
     None
+}
+
+/// A stable hash of a text (FNV-1a), the same on every run.
+fn fnv(text: &str) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as usize
 }
 
 /// A declaration that is the value of a `let` in a function (`let echo =
