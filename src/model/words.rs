@@ -68,6 +68,20 @@ pub fn mentions_truncation(s: &str, extra: &[String]) -> bool {
     contains_any(&lower, MARKERS) || extra.iter().any(|m| lower.contains(&m.to_lowercase()))
 }
 
+/// A key that gives the whole count beside a cut list (`"total"`,
+/// `"total_sellers"`, `"totalCount"`, `"matches_total"`): the model can see
+/// that it got fewer than there are.
+pub fn names_a_total(key: &str) -> bool {
+    let ident = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    ident
+        && (key == "total"
+            || key.starts_with("total_")
+            || key
+                .strip_prefix("total")
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+            || key.ends_with("_total"))
+}
+
 /// A field that carries "there was more" in a structured result.
 pub fn truncation_field(name: &str) -> bool {
     matches!(

@@ -38,7 +38,13 @@ impl Rule for SilentValueFallback {
                 .filter(|l| l.string)
                 .map(|l| l.text.as_str())
                 .collect();
+            // Option values are words: a comparison with `"~"`, `"-"` or
+            // `"/"` singles out a special path or input, not an option.
+            let words = known
+                .iter()
+                .any(|k| k.trim_matches('"').chars().any(|c| c.is_alphabetic()));
             if known.is_empty()
+                || !words
                 || known.iter().any(|k| wildcard_literal(k))
                 || !does_work
                 || *keeps_value

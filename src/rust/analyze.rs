@@ -712,7 +712,10 @@ impl<'a> Analyzer<'a> {
             .strings
             .iter()
             .filter_map(|n| ts::string_value(*n, src))
-            .any(|s| crate::model::words::mentions_truncation(&s, self.cx.truncation_markers))
+            .any(|s| {
+                crate::model::words::mentions_truncation(&s, self.cx.truncation_markers)
+                    || crate::model::words::names_a_total(&s)
+            })
             || flow
                 .field_reads
                 .iter()

@@ -105,7 +105,13 @@ impl<'a> Index<'a> {
                 registered.entry(&r.tool).or_insert((fi, &r.handler_type));
             }
             for d in &f.dispatch {
-                dispatched.entry(&d.tool).or_insert((fi, d));
+                // An arm that hands the arguments on (`"exec" => exec(ws,
+                // &input)`) over one that only makes a label from them
+                // (`"exec" => format!("Running {target}")`).
+                let e = dispatched.entry(&d.tool).or_insert((fi, d));
+                if d.names_tool && !e.1.names_tool {
+                    *e = (fi, d);
+                }
             }
             for (i, func) in f.fns.iter().enumerate() {
                 let r = FnRef { file: fi, index: i };
@@ -811,13 +817,29 @@ pub fn link(
     });
     // Functions that `match` on the names of the crate's tools.
     let names: BTreeSet<&str> = tools.iter().map(|t| t.def.name.value.as_str()).collect();
+    // A `match` on tool names whose arms hand no arguments on (UI labels,
+    // icons) is not where the calls run when another one's arms do.
+    let handed: BTreeSet<&str> = files
+        .iter()
+        .flat_map(|f| &f.dispatch)
+        .filter(|d| d.names_tool)
+        .map(|d| d.tool.as_str())
+        .collect();
+    let handed = &handed;
     let dispatchers: BTreeSet<FnRef> = files
         .iter()
         .enumerate()
         .flat_map(|(fi, f)| {
+            let handing: BTreeSet<usize> = f
+                .dispatch
+                .iter()
+                .filter(|d| d.names_tool)
+                .map(|d| d.fn_index)
+                .collect();
             f.dispatch
                 .iter()
                 .filter(|d| names.contains(d.tool.as_str()))
+                .filter(move |d| handing.contains(&d.fn_index) || !handed.contains(d.tool.as_str()))
                 .map(move |d| FnRef {
                     file: fi,
                     index: d.fn_index,
