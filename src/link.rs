@@ -109,7 +109,11 @@ impl Unit {
                 .file
                 .text
                 .get(span.start..span.end)
-                .is_some_and(|body| body.contains(&quoted))
+                .is_some_and(|body| {
+                    // Not as a key of an object it writes (`json!({"k": ..})`).
+                    body.match_indices(&quoted)
+                        .any(|(i, q)| !body[i + q.len()..].trim_start().starts_with(':'))
+                })
         })
     }
 

@@ -340,8 +340,12 @@ fn recognize<'n>(obj: &'n Node, site: Site<'_>) -> Option<Found<'n>> {
         }
         // `{"type": "function", "function": {"name": "get_weather"}}` and
         // nothing else is a `tool_choice` that forces a tool, not one.
+        // In a `tools` list (or a list of its own) it is a tool without
+        // parameters.
         if func.members().is_some_and(|m| m.len() == 1)
             && obj.members().is_some_and(|m| m.len() == 2)
+            && site.array_key != Some("tools")
+            && !site.root_array
         {
             return None;
         }

@@ -345,6 +345,9 @@ pub struct Dispatch {
     /// this arm hands the arguments on: evidence enough that the literal
     /// is a tool's name even with no declaration of it in the crate.
     pub names_tool: bool,
+    /// The arm hands the arguments object to one call (`"exec" =>
+    /// exec(input)`): where the call runs, not a label made from it.
+    pub hands: bool,
     pub fn_index: usize,
     /// Names called in the arm, in order.
     pub callees: Vec<String>,

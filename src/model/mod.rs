@@ -191,18 +191,19 @@ pub struct ToolDef {
     pub schema_derived: bool,
     /// For tools declared in code: the function that handles calls.
     pub handler: Option<Handler>,
-    /// `#[cfg(..)]` on the declaration: tools with different conditions are
-    /// never offered together (one per target OS, say).
     /// Declared in one arm of a select in its file: see
     /// [`ToolDef::coexists_with`].
     pub branch: Option<Branch>,
-    /// Declared in code of a workspace that maps tool names to a provider's
-    /// characters before sending them (a function that checks or rewrites
-    /// a name against `[A-Za-z0-9_-]`): the name as written is not sent.
+    /// Declared in code of a workspace one of whose crates fills the `name`
+    /// field of a tool definition it sends through a sanitiser: the name's
+    /// characters as written are not what a provider sees (its length and
+    /// emptiness still are).
     pub names_mapped: bool,
     /// Bound by a `let` in the function starting at this byte of its file,
     /// outside any arm: see [`ToolDef::coexists_with`].
     pub bound_before: Option<usize>,
+    /// `#[cfg(..)]` on the declaration: tools with different conditions are
+    /// never offered together (one per target OS, say).
     pub cfg: Option<String>,
     /// For code tools: how the handler takes its arguments, when known.
     pub intake: Option<Intake>,
@@ -246,7 +247,7 @@ impl ToolDef {
     pub fn coexists_with(&self, other: &ToolDef) -> bool {
         if std::ptr::eq(self.file.as_ref(), other.file.as_ref()) {
             let apart = |x: &ToolDef, y: &ToolDef| {
-                let arms = matches!((x.branch, y.branch), (Some(a), Some(b)) if a.select == b.select && a.arm != b.arm);
+                let arms = matches!((x.branch, y.branch), (Some(a), Some(b)) if a.function == b.function && a.select == b.select && a.arm != b.arm);
                 let bound = matches!((x.bound_before, y.branch), (Some(f), Some(b)) if b.function == f && x.span.start < b.at);
                 arms || bound
             };

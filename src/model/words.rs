@@ -69,17 +69,30 @@ pub fn mentions_truncation(s: &str, extra: &[String]) -> bool {
 }
 
 /// A key that gives the whole count beside a cut list (`"total"`,
-/// `"total_sellers"`, `"totalCount"`, `"matches_total"`): the model can see
-/// that it got fewer than there are.
+/// `"total_sellers"`, `"totalCount"`): the model can see that it got fewer
+/// than there are.
 pub fn names_a_total(key: &str) -> bool {
     let ident = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // What is counted: a plural noun (`total_sellers`, `totalMatches`),
+    // not a measure (`total_ms`, `total_tokens`, `total_cost`).
+    let counted = |rest: &str| {
+        let rest = rest.trim_start_matches('_').to_ascii_lowercase();
+        rest == "count"
+            || (rest.len() > 2
+                && rest.ends_with('s')
+                && ![
+                    "ms", "tokens", "secs", "seconds", "millis", "nanos", "credits",
+                ]
+                .iter()
+                .any(|m| rest.ends_with(m)))
+    };
     ident
         && (key == "total"
-            || key.starts_with("total_")
+            || key.strip_prefix("total_").is_some_and(counted)
             || key
                 .strip_prefix("total")
-                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
-            || key.ends_with("_total"))
+                .filter(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+                .is_some_and(counted))
 }
 
 /// A field that carries "there was more" in a structured result.

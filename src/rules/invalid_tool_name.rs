@@ -21,12 +21,6 @@ enum Problem {
 
 impl Rule for InvalidToolName {
     fn check_tool(&self, cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
-        // An agent whose wire layer maps tool names to the provider's
-        // characters (an escaper, a sanitiser, an alias for a name that
-        // fails a check) sends no name as written here.
-        if tool.names_mapped {
-            return;
-        }
         check_name(cx, tool, out);
         // A name that may be one of several: each is judged where it is
         // written.
@@ -94,6 +88,13 @@ fn check_name(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
                 t,
             );
         }
+    }
+    // An agent whose wire layer maps tool names to the provider's
+    // characters (an escaper, a sanitiser in the sent `name` field) sends
+    // none of these characters; length and emptiness still hold (escaping
+    // makes a name longer).
+    if tool.names_mapped {
+        problems.retain(|p, _| !matches!(p, Problem::Char(_) | Problem::First(_)));
     }
     if problems.is_empty() {
         return;

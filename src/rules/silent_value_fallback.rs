@@ -38,11 +38,12 @@ impl Rule for SilentValueFallback {
                 .filter(|l| l.string)
                 .map(|l| l.text.as_str())
                 .collect();
-            // Option values are words: a comparison with `"~"`, `"-"` or
-            // `"/"` singles out a special path or input, not an option.
-            let words = known
+            // A comparison with `"~"`, `"-"`, `"/"`, `"."` or `".."` singles
+            // out a special path or input, not an option (operators such
+            // as `">="` are options).
+            let words = !known
                 .iter()
-                .any(|k| k.trim_matches('"').chars().any(|c| c.is_alphabetic()));
+                .all(|k| matches!(k.trim_matches('"'), "~" | "-" | "/" | "." | ".."));
             if known.is_empty()
                 || !words
                 || known.iter().any(|k| wildcard_literal(k))

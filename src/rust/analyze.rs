@@ -193,9 +193,19 @@ pub fn analyze(
 fn match_arm_of(root: TsNode, span: Span, src: &str) -> Option<crate::model::Branch> {
     let mut cur = root.descendant_for_byte_range(span.start, span.end)?;
     let mut arm = None;
+    // Put into a list made outside the select (`tools.push(..)` in an arm):
+    // that list gets it whichever arms run.
+    let mut pushed = false;
     while let Some(parent) = cur.parent() {
         match parent.kind_name() {
             "closure_expression" => return None,
+            "call_expression" if arm.is_none() => {
+                if let Some((m, Some(_))) = ts::callee_ref(parent, src)
+                    && matches!(m, "push" | "extend" | "append" | "push_back")
+                {
+                    pushed = true;
+                }
+            }
             "function_item" => {
                 let (select, arm, at) = arm?;
                 return Some(crate::model::Branch {
@@ -206,6 +216,9 @@ fn match_arm_of(root: TsNode, span: Span, src: &str) -> Option<crate::model::Bra
                 });
             }
             "match_block" if cur.kind_name() == "match_arm" && arm.is_none() => {
+                if pushed {
+                    return None;
+                }
                 let index = ts::named_children(parent)
                     .iter()
                     .filter(|n| n.kind_name() == "match_arm")
@@ -216,9 +229,21 @@ fn match_arm_of(root: TsNode, span: Span, src: &str) -> Option<crate::model::Bra
             "arguments" if arm.is_none() => {
                 let call = parent.parent()?;
                 let args = ts::named_children(parent);
+                // A list under the key (`vec![..]`, `[..]`, `json!([..])`).
+                let list = |v: TsNode| match v.kind_name() {
+                    "array_expression" => true,
+                    "macro_invocation" => {
+                        let t = text(v, src);
+                        t.starts_with("vec!")
+                            || (t.starts_with("json!")
+                                && t[5..].trim_start_matches(['(', ' ']).starts_with('['))
+                    }
+                    _ => false,
+                };
                 if let (Some(("insert", Some(recv))), [key, value]) =
                     (ts::callee_ref(call, src), args.as_slice())
                     && value.id() == cur.id()
+                    && list(*value)
                     && let Some(key) = ts::string_value(*key, src)
                 {
                     // Keyed by identities, apart from byte offsets.
@@ -696,10 +721,34 @@ impl<'a> Analyzer<'a> {
         }
         flow.visit(body, 0);
         fact.sanitises_names = super::sites::sanitises_names(text(body, src));
-        fact.name_field_callees = super::sites::name_field_callees(text(body, src));
+        // Only where a tool definition is written (a `parameters`,
+        // `input_schema` or `function` beside the `name`).
+        fact.name_field_callees = {
+            let body = text(body, src);
+            if ["parameters", "input_schema", "inputSchema", "\"function\""]
+                .iter()
+                .any(|k| body.contains(k))
+            {
+                super::sites::name_field_callees(body)
+            } else {
+                Vec::new()
+            }
+        };
+        // A validator built and applied to a value (not the meta-schema
+        // check of a schema, not an error type named).
         fact.validates_schema = {
             let body = text(body, src);
-            body.contains("jsonschema::") || body.contains("JSONSchema::")
+            let builds = body.contains("jsonschema::") || body.contains("JSONSchema::");
+            let applies = [
+                ".validate(",
+                ".is_valid(",
+                ".iter_errors(",
+                "jsonschema::validate(",
+                "jsonschema::is_valid(",
+            ]
+            .iter()
+            .any(|w| body.contains(w));
+            builds && applies && !body.contains("::meta::")
         };
         let tail = tail_expr(body);
         fact.returns = flow.returns(tail);
@@ -2676,6 +2725,7 @@ impl<'t, 's> Flow<'t, 's> {
                 tool: name,
                 span: name_at,
                 names_tool: true,
+                hands: true,
                 fn_index: 0,
                 callees: vec![h],
             });
@@ -3021,6 +3071,7 @@ impl<'t, 's> Flow<'t, 's> {
                     tool,
                     span,
                     names_tool: keyed_by_tool && hands_whole,
+                    hands: hands_whole,
                     fn_index: 0,
                     callees: callees.clone(),
                 });

@@ -58,7 +58,7 @@ pub fn path_deps(root: &Path) -> Vec<std::path::PathBuf> {
             out.push(normalize(&root.join(path)));
         } else if spec.get("workspace").and_then(toml::Value::as_bool) == Some(true) {
             let ws = workspace.get_or_insert_with(|| {
-                root.ancestors().skip(1).find_map(|d| {
+                root.ancestors().find_map(|d| {
                     let t = read_table(&d.join("Cargo.toml"))?;
                     t.contains_key("workspace").then(|| (d.to_path_buf(), t))
                 })

@@ -109,7 +109,7 @@ impl<'a> Index<'a> {
                 // &input)`) over one that only makes a label from them
                 // (`"exec" => format!("Running {target}")`).
                 let e = dispatched.entry(&d.tool).or_insert((fi, d));
-                if d.names_tool && !e.1.names_tool {
+                if d.hands && !e.1.hands {
                     *e = (fi, d);
                 }
             }
@@ -207,11 +207,15 @@ impl<'a> Index<'a> {
                 // type (a handler and the store method it calls often share
                 // a name).
                 let own = self.self_type(caller);
-                let methods: Vec<FnRef> = all
+                let any: Vec<FnRef> = all.iter().filter(|r| has_self(r)).copied().collect();
+                let others: Vec<FnRef> = any
                     .iter()
-                    .filter(|r| has_self(r) && (own.is_none() || self.self_type(**r) != own))
+                    .filter(|r| own.is_none() || self.self_type(**r) != own)
                     .copied()
                     .collect();
+                // The own type's method stays the answer when it is the only
+                // one (`this.execute(..)` on a clone of `self`).
+                let methods = if others.len() == 1 { others } else { any };
                 if methods.len() == 1 {
                     methods
                 } else {
@@ -554,8 +558,16 @@ pub fn validates_tool_arguments(files: &[FileFacts]) -> bool {
             .iter()
             .any(|w| s.contains(w))
     };
+    // The file's own name, not the folder the scan was started from.
+    let file_name = |f: &FileFacts| {
+        f.file
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
     files.iter().any(|f| {
-        !about_config(&f.file.display)
+        !about_config(&file_name(f))
             && f.fns
                 .iter()
                 .any(|g| g.validates_schema && !g.is_test && !about_config(&g.name))
@@ -822,7 +834,7 @@ pub fn link(
     let handed: BTreeSet<&str> = files
         .iter()
         .flat_map(|f| &f.dispatch)
-        .filter(|d| d.names_tool)
+        .filter(|d| d.hands)
         .map(|d| d.tool.as_str())
         .collect();
     let handed = &handed;
@@ -833,7 +845,7 @@ pub fn link(
             let handing: BTreeSet<usize> = f
                 .dispatch
                 .iter()
-                .filter(|d| d.names_tool)
+                .filter(|d| d.hands)
                 .map(|d| d.fn_index)
                 .collect();
             f.dispatch

@@ -373,14 +373,19 @@ impl<'t> FnSites<'_, 't, '_> {
                 let target = values::turbofish(call, src)
                     .map(|(t, _)| t)
                     .or_else(|| let_type(call, src));
-                let typed = target.is_some_and(|t| {
-                    let t = type_name(&t).to_string();
-                    !(t.ends_with("Value")
-                        || t.ends_with("Map")
-                        || t.ends_with("Object")
-                        || t == "JsonObject")
-                });
-                if !typed {
+                let fails_only_on_non_objects = match target {
+                    Some(t) => {
+                        let t = values::inner_type(&t, &["Result", "Option"])
+                            .unwrap_or(&t)
+                            .to_string();
+                        let t = type_name(&t);
+                        matches!(t, "Value" | "Map" | "JsonObject")
+                    }
+                    // The type a call's parameter sets
+                    // (`.with_arguments(from_value(args).unwrap_or_default())`).
+                    None => passed_as_argument(call),
+                };
+                if fails_only_on_non_objects {
                     continue;
                 }
             }
@@ -1935,6 +1940,23 @@ fn starts_with_keyword(text: &str, kw: &str) -> bool {
     let t = text.trim_start().trim_start_matches('{').trim_start();
     t.strip_prefix(kw)
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// Is the value `n` starts (through the calls chained on it) handed
+/// straight to another call as an argument?
+fn passed_as_argument(n: TsNode) -> bool {
+    let mut cur = n;
+    for _ in 0..6 {
+        let Some(parent) = cur.parent() else {
+            return false;
+        };
+        match parent.kind_name() {
+            "arguments" => return true,
+            "call_expression" | "field_expression" | "try_expression" => cur = parent,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The type written on the `let` whose value `n` is, through the calls
