@@ -99,7 +99,7 @@ pub fn fingerprints_with_suppressed(r: &Report) -> (Vec<String>, Vec<String>) {
         let d = of(slot);
         let id = Identity::of(d, &r.cwd, &r.root);
         let key = format!("{}\0{}\0{}\0{}", id.code, id.file, id.tool, id.anchor);
-        let hash = fnv1a(key.as_bytes());
+        let hash = crate::source::fnv1a(key.as_bytes());
         let n = seen.entry(hash).or_insert(0);
         *n += 1;
         let fp = format!("{hash:016x}:{n}");
@@ -184,15 +184,6 @@ where
     )?;
     w.write_all(b"\n")?;
     w.flush()
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 /// The SARIF artifact URI of a file and whether it is relative to the root

@@ -258,14 +258,9 @@ fn match_arm_of(root: TsNode, span: Span, src: &str) -> Option<crate::model::Bra
     None
 }
 
-/// A stable hash of a text (FNV-1a), the same on every run.
+/// A stable hash of a text, the same on every run.
 fn fnv(text: &str) -> usize {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h as usize
+    crate::source::fnv1a(text.as_bytes()) as usize
 }
 
 /// A declaration that is the value of a `let` in a function (`let echo =

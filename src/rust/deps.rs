@@ -97,20 +97,7 @@ fn read_table(path: &Path) -> Option<toml::Table> {
 
 /// `a/b/../c/.` → `a/c`, without touching the file system.
 pub fn normalize(path: &Path) -> std::path::PathBuf {
-    use std::path::Component;
-    let mut out = std::path::PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push(c);
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+    crate::source::normalize(path)
 }
 
 /// The highest `version` of package `name` in a `Cargo.lock`.
