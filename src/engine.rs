@@ -6,7 +6,7 @@
 //! merge. Findings are sorted once at the end, so output is identical for
 //! any thread count.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -186,8 +186,8 @@ pub fn scan_with_progress(
         notifications.extend(o.notifications);
         inline.extend(o.suppressions);
     }
-    let validated = validated_crates(&crates);
-    let mapped = name_mapping_crates(&crates);
+    let validated = rust::deps::validated_crates(&crates);
+    let mapped = rust::deps::name_mapping_crates(&crates);
     let linked: Vec<Linked> = pool.install(|| {
         crates
             .into_par_iter()
@@ -328,64 +328,6 @@ fn is_test_path(rel: &Path, root: &Path) -> bool {
         || matches!(stem, "tests" | "test" | "test_utils" | "testing")
         || stem.ends_with("_test")
         || stem.ends_with("_tests")
-}
-
-/// The crates whose tool arguments are validated against their schemas:
-/// those that build a JSON Schema validator themselves, and those that
-/// depend by path (directly or through other crates of the tree) on one
-/// that does: an agent loop in a core crate runs the tools of the others.
-fn validated_crates(crates: &BTreeMap<PathBuf, Vec<FileFacts>>) -> BTreeSet<PathBuf> {
-    let validating: BTreeSet<PathBuf> = crates
-        .iter()
-        .filter(|(_, files)| rust::link::validates_tool_arguments(files))
-        .map(|(root, _)| rust::deps::normalize(root))
-        .collect();
-    if validating.is_empty() {
-        return BTreeSet::new();
-    }
-    let mut deps: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
-    crates
-        .keys()
-        .filter(|root| {
-            let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
-            let mut todo = vec![rust::deps::normalize(root)];
-            while let Some(dir) = todo.pop() {
-                if validating.contains(&dir) {
-                    return true;
-                }
-                if !seen.insert(dir.clone()) {
-                    continue;
-                }
-                let next = deps
-                    .entry(dir.clone())
-                    .or_insert_with(|| rust::deps::path_deps(&dir));
-                todo.extend(next.iter().filter(|d| !seen.contains(*d)).cloned());
-            }
-            false
-        })
-        .cloned()
-        .collect()
-}
-
-/// The crates of a Cargo workspace (the nearest folder above with a
-/// `[workspace]` manifest, else the crate alone) one of whose crates puts a
-/// sanitised name in the `name` field of what it sends (see
-/// [`rust::link::maps_tool_names`]): an agent runtime whose wire layer
-/// escapes `srv:fs/list` to `srv_3Afs_2Flist`.
-fn name_mapping_crates(crates: &BTreeMap<PathBuf, Vec<FileFacts>>) -> BTreeSet<PathBuf> {
-    let workspaces: BTreeSet<PathBuf> = crates
-        .iter()
-        .filter(|(_, files)| rust::link::maps_tool_names(files))
-        .map(|(root, _)| rust::deps::workspace_root(root))
-        .collect();
-    if workspaces.is_empty() {
-        return BTreeSet::new();
-    }
-    crates
-        .keys()
-        .filter(|root| workspaces.contains(&rust::deps::workspace_root(root)))
-        .cloned()
-        .collect()
 }
 
 /// Links one crate's files and runs the rules on its tools and code.

@@ -734,16 +734,17 @@ impl<'a> Analyzer<'a> {
         fact.validates_schema = {
             let body = text(body, src);
             let builds = body.contains("jsonschema::") || body.contains("JSONSchema::");
-            let applies = [
-                ".validate(",
-                ".is_valid(",
-                ".iter_errors(",
-                "jsonschema::validate(",
-                "jsonschema::is_valid(",
-            ]
-            .iter()
-            .any(|w| body.contains(w));
-            builds && applies && !body.contains("::meta::")
+            builds
+                && [
+                    ".validate(",
+                    ".is_valid(",
+                    ".iter_errors(",
+                    "jsonschema::validate(",
+                    "jsonschema::is_valid(",
+                ]
+                .iter()
+                .any(|w| body.contains(w))
+                && !body.contains("::meta::")
         };
         let tail = tail_expr(body);
         fact.returns = flow.returns(tail);

@@ -2,8 +2,15 @@
 //! derives `Parameters<T>` through schemars, and until 0.17 it rewrote an
 //! `Option<T>` field's `"type": [T, "null"]` to `nullable: true` (the
 //! `AddNullable` transform, removed in modelcontextprotocol/rust-sdk#664).
+//! And what the crates of one tree know of each other: which depend on
+//! which by path, which Cargo workspace each is in, and the facts that
+//! hold across them (arguments validated by an agent loop in another
+//! crate, tool names renamed by a wire layer in another crate).
 
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::model::code::FileFacts;
 
 /// The first rmcp version whose derived schemas keep schemars' type arrays.
 const RMCP_TYPE_ARRAYS: (u64, u64) = (0, 17);
@@ -98,6 +105,72 @@ fn read_table(path: &Path) -> Option<toml::Table> {
 /// `a/b/../c/.` → `a/c`, without touching the file system.
 pub fn normalize(path: &Path) -> std::path::PathBuf {
     crate::source::normalize(path)
+}
+
+/// The crates whose tool arguments are validated against their schemas:
+/// those that build a JSON Schema validator themselves, and those that
+/// depend by path (directly or through other crates of the tree) on one
+/// that does: an agent loop in a core crate runs the tools of the others.
+pub fn validated_crates(crates: &BTreeMap<PathBuf, Vec<FileFacts>>) -> BTreeSet<PathBuf> {
+    let validating: BTreeSet<PathBuf> = crates
+        .iter()
+        .filter(|(_, files)| super::link::validates_tool_arguments(files))
+        .map(|(root, _)| normalize(root))
+        .collect();
+    if validating.is_empty() {
+        return BTreeSet::new();
+    }
+    let mut deps: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    crates
+        .keys()
+        .filter(|root| {
+            let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+            let mut todo = vec![normalize(root)];
+            while let Some(dir) = todo.pop() {
+                if validating.contains(&dir) {
+                    return true;
+                }
+                if !seen.insert(dir.clone()) {
+                    continue;
+                }
+                let next = deps.entry(dir.clone()).or_insert_with(|| path_deps(&dir));
+                todo.extend(next.iter().filter(|d| !seen.contains(*d)).cloned());
+            }
+            false
+        })
+        .cloned()
+        .collect()
+}
+
+/// The crates of a Cargo workspace (the nearest folder above with a
+/// `[workspace]` manifest, else the crate alone) one of whose crates puts a
+/// sanitised name in the `name` field of what it sends (see
+/// [`super::link::maps_tool_names`]): an agent runtime whose wire layer
+/// escapes `srv:fs/list` to `srv_3Afs_2Flist`.
+pub fn name_mapping_crates(crates: &BTreeMap<PathBuf, Vec<FileFacts>>) -> BTreeSet<PathBuf> {
+    let maps: Vec<bool> = crates
+        .values()
+        .map(|files| super::link::maps_tool_names(files))
+        .collect();
+    if !maps.contains(&true) {
+        return BTreeSet::new();
+    }
+    // Each crate's workspace, read once.
+    let roots: Vec<(&PathBuf, PathBuf)> = crates
+        .keys()
+        .map(|root| (root, workspace_root(root)))
+        .collect();
+    let workspaces: BTreeSet<&PathBuf> = roots
+        .iter()
+        .zip(&maps)
+        .filter(|(_, maps)| **maps)
+        .map(|((_, ws), _)| ws)
+        .collect();
+    roots
+        .iter()
+        .filter(|(_, ws)| workspaces.contains(ws))
+        .map(|(root, _)| (*root).clone())
+        .collect()
 }
 
 /// The highest `version` of package `name` in a `Cargo.lock`.

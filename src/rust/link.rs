@@ -544,10 +544,6 @@ fn name_rewrites(files: &[FileFacts]) -> Vec<(usize, &NameRewrite)> {
         .collect()
 }
 
-/// Links one crate. `group` names the tool list the crate's tools form;
-/// `own_group` says which files form lists of their own (examples);
-/// `rmcp_type_arrays`: the crate's rmcp derives `Option<T>` as `"type": [T,
-/// "null"]` (see [`super::deps`]).
 /// Does a crate build a JSON Schema validator outside tests and outside
 /// code named for configuration (`load_config`, `settings.rs`): an agent
 /// runtime checking tool arguments against the tool's schema?
@@ -604,6 +600,11 @@ pub fn maps_tool_names(files: &[FileFacts]) -> bool {
         .any(|g| !g.is_test && g.name_field_callees.iter().any(|c| maps(c)))
 }
 
+/// Links one crate. `group` names the tool list the crate's tools form;
+/// `own_group` says which files form lists of their own (examples);
+/// `rmcp_type_arrays`: the crate's rmcp derives `Option<T>` as `"type": [T,
+/// "null"]` (see [`super::deps`]); `validates_args`: the crate or
+/// a crate it depends on validates tool arguments against their schemas.
 pub fn link(
     files: Vec<FileFacts>,
     group: &str,

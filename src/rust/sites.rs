@@ -1982,6 +1982,7 @@ fn let_type(n: TsNode, src: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::{name_field_callees, sanitises_names};
 
     #[test]
     fn name_field_callees_are_the_functions_that_fill_a_name() {
@@ -1995,8 +1996,6 @@ mod tests {
             vec!["to_wire", "sanitize", "escape_name"]
         );
     }
-
-    use super::{name_field_callees, sanitises_names};
 
     #[test]
     fn a_sanitiser_replaces_and_a_check_only_tests() {
