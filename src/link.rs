@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::model::code::{
-    Candidate, FileFacts, FnFact, KeyRead, Need, Quiet, SiteKind, StructFact,
+    Accepts, Candidate, FileFacts, FnFact, KeyRead, Need, Quiet, SiteKind, StructFact,
 };
 use crate::model::words::{has_phrase, states_bound};
 use crate::model::{Diagnostic, ToolDef};
@@ -102,18 +102,11 @@ impl Unit {
     /// tool's handler reaches: read some way the key reads do not show
     /// (`ctx.resolved_path("path")`, a table of keys)?
     pub fn mentions_key(&self, tool: usize, key: &str) -> bool {
-        let quoted = format!("\"{key}\"");
         self.by_tool.get(tool).into_iter().flatten().any(|f| {
-            let span = self.fact(*f).span;
-            self.files[f.file]
-                .file
-                .text
-                .get(span.start..span.end)
-                .is_some_and(|body| {
-                    // Not as a key of an object it writes (`json!({"k": ..})`).
-                    body.match_indices(&quoted)
-                        .any(|(i, q)| !body[i + q.len()..].trim_start().starts_with(':'))
-                })
+            self.fact(*f)
+                .key_literals
+                .binary_search_by(|k| k.as_str().cmp(key))
+                .is_ok()
         })
     }
 
@@ -255,7 +248,7 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
                         })
                 })
         }
-        Quiet::IfSchemaValidated(key, conversion) => {
+        Quiet::IfSchemaValidated(key, accepts) => {
             let reaching: Vec<&ToolDef> = k
                 .surface
                 .get(&r)
@@ -268,32 +261,32 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
                         .as_ref()
                         .and_then(|s| s.get("properties"))
                         .and_then(|p| p.get(key))
-                        .is_some_and(|p| type_admits_only(p, conversion))
+                        .is_some_and(|p| type_admits_only(p, *accepts))
                 })
         }
         Quiet::Any(all) => all.iter().any(|q| is_quiet(k, r, q, marked_callees)),
     }
 }
 
-/// Does a property's schema admit only values that `conversion` takes
-/// (`"type": "boolean"` for `as_bool`, a non-negative `integer` for
-/// `as_u64`), so that a validator refuses every value it would fail on?
-fn type_admits_only(property: &Node, conversion: &str) -> bool {
+/// Does a property's schema admit only values a conversion takes
+/// (`"type": "boolean"` for a boolean, a non-negative `integer` for an
+/// unsigned one), so that a validator refuses every value it would fail on?
+fn type_admits_only(property: &Node, accepts: Accepts) -> bool {
     let ty = property.get("type").and_then(Node::as_str);
     let number = |key: &str| match property.get(key).map(|n| &n.kind) {
         Some(NodeKind::Number(n)) => n.parse::<f64>().ok(),
         _ => None,
     };
     let minimum = number("minimum").or_else(|| number("exclusiveMinimum"));
-    match conversion {
-        "as_bool" => ty == Some("boolean"),
-        "as_str" => ty == Some("string"),
-        "as_i64" => ty == Some("integer"),
-        "as_u64" => ty == Some("integer") && minimum.is_some_and(|m| m >= 0.0),
-        "as_f64" => matches!(ty, Some("number" | "integer")),
-        "as_array" => ty == Some("array"),
-        "as_object" => ty == Some("object"),
-        _ => false,
+    match accepts {
+        Accepts::Boolean => ty == Some("boolean"),
+        Accepts::String => ty == Some("string"),
+        Accepts::Integer => ty == Some("integer"),
+        Accepts::NonNegativeInteger => ty == Some("integer") && minimum.is_some_and(|m| m >= 0.0),
+        Accepts::Number => matches!(ty, Some("number" | "integer")),
+        Accepts::Array => ty == Some("array"),
+        Accepts::Object => ty == Some("object"),
+        Accepts::Other => false,
     }
 }
 

@@ -162,8 +162,6 @@ impl ToolDecl {
 pub struct FnFact {
     pub name: String,
     pub name_span: Span,
-    /// The whole function, signature and body.
-    pub span: Span,
     pub impl_id: Option<usize>,
     /// The names of its type parameters (`fn for_args<Args: JsonSchema>`).
     pub generics: Vec<String>,
@@ -198,6 +196,9 @@ pub struct FnFact {
     /// it is reported. Only looked at when the function has a clamp site.
     pub mentions_limit: bool,
     /// The places where a value may be replaced, cut or dropped.
+    /// String literals the body writes, not as object keys, sorted: keys
+    /// it may read some way `key_reads` does not show.
+    pub key_literals: Vec<String>,
     pub sites: Vec<Site>,
     /// Maps characters outside a set to `_` (`c.is_ascii_alphanumeric()
     /// … else { '_' }`, `replace_all("[^a-zA-Z0-9_-]", "_")`): a name
@@ -403,8 +404,8 @@ pub enum Quiet {
     /// arguments with a JSON Schema validator, and every tool that reaches
     /// the function declares this argument with a type the conversion
     /// (`as_bool`, `as_u64`) accepts: a value of another type is refused
-    /// before the handler runs. The argument and the conversion.
-    IfSchemaValidated(String, String),
+    /// before the handler runs. The argument and what the conversion takes.
+    IfSchemaValidated(String, Accepts),
     /// When any of these holds.
     Any(Vec<Quiet>),
 }
@@ -626,6 +627,23 @@ pub struct Site {
     pub kind: SiteKind,
 }
 
+/// The JSON values a conversion takes without failing: what a property's
+/// schema type must admit only, for a schema validator to refuse every
+/// value the conversion would fail on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accepts {
+    Boolean,
+    String,
+    Integer,
+    NonNegativeInteger,
+    /// Any number, integers included.
+    Number,
+    Array,
+    Object,
+    /// A conversion no schema type rules out failing (`parse` of a string).
+    Other,
+}
+
 #[derive(Clone, Debug)]
 pub enum SiteKind {
     /// A choice over a value among known literals with a fallback for the
@@ -648,8 +666,10 @@ pub enum SiteKind {
     /// A conversion of a value that falls back when it fails (M202).
     ParseFallback {
         value: ValueRef,
-        /// The conversion (`as_u64`, `parse`).
+        /// The conversion as written (`as_u64`, `parse`), for messages.
         conversion: String,
+        /// The JSON values the conversion takes.
+        accepts: Accepts,
         fallback: Outcome,
         /// The fallback when it is a string literal, decoded.
         fallback_string: Option<String>,

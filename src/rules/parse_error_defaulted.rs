@@ -3,7 +3,7 @@
 
 use super::code::{reads_as_diagnostic, requested};
 use super::{Context, Rule};
-use crate::model::code::{Candidate, FunctionView, Need, Outcome, Quiet, SiteKind};
+use crate::model::code::{Accepts, Candidate, FunctionView, Need, Outcome, Quiet, SiteKind};
 use crate::model::{Diagnostic, Severity};
 
 pub struct ParseErrorDefaulted;
@@ -14,6 +14,7 @@ impl Rule for ParseErrorDefaulted {
             let SiteKind::ParseFallback {
                 value,
                 conversion,
+                accepts,
                 fallback,
                 fallback_string,
                 saturates,
@@ -45,7 +46,7 @@ impl Rule for ParseErrorDefaulted {
                     "`{arg}` that fails `{conversion}` silently becomes {default}"
                 ))
                 .label(format!("a `{arg}` of the wrong type or shape becomes {default}"))
-                .note(if conversion == "as_str" {
+                .note(if *accepts == Accepts::String {
                     format!(
                         "the schema requires `{arg}`, yet a missing or non-string value silently becomes {default}: the call runs with a value the model did not ask for and it is never told"
                     )
@@ -68,9 +69,9 @@ impl Rule for ParseErrorDefaulted {
             // the tool's schema.
             let validated = Quiet::Any(vec![
                 Quiet::IfValidatedBySibling(arg.clone()),
-                Quiet::IfSchemaValidated(arg.clone(), conversion.clone()),
+                Quiet::IfSchemaValidated(arg.clone(), *accepts),
             ]);
-            c.quiet = if conversion == "as_str" {
+            c.quiet = if *accepts == Accepts::String {
                 Quiet::Any(vec![Quiet::UnlessRequired(arg.clone()), validated])
             } else {
                 validated

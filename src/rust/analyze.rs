@@ -659,7 +659,6 @@ impl<'a> Analyzer<'a> {
         let mut fact = FnFact {
             name: text(name_node, src).to_string(),
             name_span: ts::span(name_node),
-            span: ts::span(node),
             impl_id,
             params,
             is_test,
@@ -753,6 +752,18 @@ impl<'a> Analyzer<'a> {
         fact.key_reads = std::mem::take(&mut flow.key_reads);
         fact.escapes = flow.escapes();
         fact.deserializes = std::mem::take(&mut flow.deserializes);
+        // Strings written in the body that are not keys of an object it
+        // writes (`json!({"k": ..})`): keys read some way the key reads do
+        // not show (`ctx.resolved_path("path")`, a table of keys).
+        fact.key_literals = flow
+            .strings
+            .iter()
+            .filter(|n| n.next_sibling().is_none_or(|s| s.kind() != ":"))
+            .filter_map(|n| ts::string_value(*n, src))
+            .filter(|s| s.len() <= 64 && !s.is_empty() && !s.contains(char::is_whitespace))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         fact.marks_truncation = flow
             .strings
             .iter()

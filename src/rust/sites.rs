@@ -13,8 +13,8 @@ use super::analyze::{Flow, tail_expr};
 use super::ts::{self, field, span, text};
 use super::values::{self, type_name};
 use crate::model::code::{
-    ArgsUse, Bound, BoundKind, CutHow, FnFact, Literal, Outcome, SelectForm, Site, SiteKind,
-    ValueRef,
+    Accepts, ArgsUse, Bound, BoundKind, CutHow, FnFact, Literal, Outcome, SelectForm, Site,
+    SiteKind, ValueRef,
 };
 use crate::model::words::mentions_limit;
 use crate::source::Span;
@@ -328,6 +328,7 @@ impl<'t> FnSites<'_, 't, '_> {
                 kind: SiteKind::ParseFallback {
                     value: self.value(recv),
                     conversion: conversion.to_string(),
+                    accepts: accepts(conversion),
                     fallback,
                     fallback_string: first.and_then(|a| ts::string_value(*a, src)),
                     // `u32::try_from(n).unwrap_or(u32::MAX)`: saturation.
@@ -897,6 +898,21 @@ fn string_eq<'t>(cond: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, String)> {
 }
 
 /// Conversions that fail on a present value of the wrong type or shape.
+/// What a serde_json accessor takes without failing; the parsers take
+/// text no schema type vouches for.
+fn accepts(conversion: &str) -> Accepts {
+    match conversion {
+        "as_bool" => Accepts::Boolean,
+        "as_str" => Accepts::String,
+        "as_i64" => Accepts::Integer,
+        "as_u64" => Accepts::NonNegativeInteger,
+        "as_f64" | "as_number" => Accepts::Number,
+        "as_array" => Accepts::Array,
+        "as_object" => Accepts::Object,
+        _ => Accepts::Other,
+    }
+}
+
 const FALLIBLE: &[&str] = &[
     "as_u64",
     "as_i64",
