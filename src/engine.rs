@@ -387,11 +387,7 @@ fn check_crate(
     let mut tools = Vec::new();
     for mut t in std::mem::take(&mut k.tools) {
         // An MCP server's own definitions go to clients as written.
-        t.def.names_mapped = names_mapped
-            && !matches!(
-                t.def.format,
-                crate::model::ToolFormat::Rmcp | crate::model::ToolFormat::Mcp
-            );
+        t.def.names_mapped = names_mapped && !t.def.format.served_as_written();
         // A tool only dispatched here is declared (and judged) elsewhere.
         if !t.def.format.is_reference() {
             for entry in &opts.rules {

@@ -125,6 +125,12 @@ impl ToolFormat {
     pub fn names_only(self) -> bool {
         self == ToolFormat::OpenApi
     }
+
+    /// An MCP server's own definition: it goes to clients as written, past
+    /// any name mapping of the agent side of the same workspace.
+    pub fn served_as_written(self) -> bool {
+        matches!(self, ToolFormat::Rmcp | ToolFormat::Mcp)
+    }
 }
 
 /// What language an input schema is written in.

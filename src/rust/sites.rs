@@ -1958,42 +1958,33 @@ fn starts_with_keyword(text: &str, kw: &str) -> bool {
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
 }
 
+/// The node that holds the chain of calls, fields and `?` that `n`
+/// starts (the `let` of `let a = from_value(v)?.into();`).
+fn chain_holder(n: TsNode) -> Option<TsNode> {
+    let mut cur = n;
+    for _ in 0..6 {
+        let parent = cur.parent()?;
+        match parent.kind_name() {
+            "call_expression" | "field_expression" | "try_expression" => cur = parent,
+            _ => return Some(parent),
+        }
+    }
+    None
+}
+
 /// Is the value `n` starts (through the calls chained on it) handed
 /// straight to another call as an argument?
 fn passed_as_argument(n: TsNode) -> bool {
-    let mut cur = n;
-    for _ in 0..6 {
-        let Some(parent) = cur.parent() else {
-            return false;
-        };
-        match parent.kind_name() {
-            "arguments" => return true,
-            "call_expression" | "field_expression" | "try_expression" => cur = parent,
-            _ => return false,
-        }
-    }
-    false
+    chain_holder(n).is_some_and(|holder| holder.kind_name() == "arguments")
 }
 
 /// The type written on the `let` whose value `n` is, through the calls
 /// chained on it (`let a: Args = from_value(v).unwrap_or(..)`).
 fn let_type(n: TsNode, src: &str) -> Option<String> {
-    let mut cur = n;
-    for _ in 0..6 {
-        let parent = cur.parent()?;
-        match parent.kind_name() {
-            "let_declaration" => {
-                return field(parent, "type").map(|t| text(t, src).to_string());
-            }
-            "call_expression" | "field_expression" | "try_expression" | "arguments"
-                if parent.kind_name() != "arguments" || cur.kind_name() != "call_expression" =>
-            {
-                cur = parent
-            }
-            _ => return None,
-        }
-    }
-    None
+    let holder = chain_holder(n)?;
+    (holder.kind_name() == "let_declaration")
+        .then(|| field(holder, "type").map(|t| text(t, src).to_string()))
+        .flatten()
 }
 
 #[cfg(test)]
