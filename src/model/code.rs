@@ -677,7 +677,10 @@ pub enum SiteKind {
         saturates: bool,
         /// The result is checked afterwards (`if x.is_empty() { return Err }`).
         checked_after: bool,
-        /// A whole arguments object parsed from a string (M203's case).
+        /// The whole arguments object: parsed from a string (M203's case),
+        /// or taken as a map (`args.as_object().cloned().unwrap_or_default()`,
+        /// which falls back only for a non-object, which the protocol rules
+        /// out; M203 skips `from_value` into a map alike).
         whole_arguments: bool,
     },
     /// Tool-call arguments parsed with a fallback to a default (M203).

@@ -469,9 +469,11 @@ impl<'a> Analyzer<'a> {
         ]
         .iter()
         .any(|n| {
-            ["Tool", "Function", "Action", "Command", "Skill"]
-                .iter()
-                .any(|w| n.contains(w))
+            // By the type's head noun: `ReadFileTool`, `ToolImpl` are tools,
+            // a `ToolPoisoningRule` is a rule about them.
+            let head = last_camel_word(n);
+            ["Tool", "Tools", "Function", "Action", "Command", "Skill"].contains(&head)
+                || (head == "Impl" && n.len() > 4 && last_camel_word(&n[..n.len() - 4]) == "Tool")
         });
         if !described || !(runs || tool_named) {
             return;
@@ -3150,6 +3152,19 @@ const PRESENTATION_WORDS: &[&str] = &[
 /// A `Node` for a synthesised schema has no source; spans point at `at`.
 pub fn synth(kind: NodeKind, at: Span) -> Node {
     Node { span: at, kind }
+}
+
+/// The last word of a CamelCase name, without a version number (`Rule`
+/// of `ToolPoisoningRule`, `Tool` of `CallableTool2`).
+fn last_camel_word(name: &str) -> &str {
+    let name = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let start = name
+        .char_indices()
+        .filter(|(_, c)| c.is_ascii_uppercase())
+        .map(|(i, _)| i)
+        .last()
+        .unwrap_or(0);
+    &name[start..]
 }
 
 #[cfg(test)]

@@ -344,8 +344,9 @@ impl<'t> FnSites<'_, 't, '_> {
                         checked_after(self.flow, src, &var, default)
                             || refused_by_match(self.flow, call, src, &var, default)
                     }),
-                    whole_arguments: text(recv, src).contains("from_str")
-                        && conversion == "from_str",
+                    whole_arguments: (text(recv, src).contains("from_str")
+                        && conversion == "from_str")
+                        || (conversion == "as_object" && argument_name(recv, src) == ANY_ARGUMENT),
                 },
             });
         }
@@ -515,7 +516,7 @@ impl<'t> FnSites<'_, 't, '_> {
             }
             let parts = ts::named_children(*range);
             let [end] = parts.as_slice() else { continue };
-            if !text(*range, src).trim_start().starts_with("..") {
+            if !text(*range, src).trim_start().starts_with("..") || compared_only(ix, src) {
                 continue;
             }
             out.push(Site {
@@ -531,6 +532,47 @@ impl<'t> FnSites<'_, 't, '_> {
             });
         }
     }
+}
+
+/// Is the slice `n` only compared or looked up (`tag.starts_with(&word[..3])`,
+/// `&id[..8] == prefix`, `match &s[..2] { .. }`): a key, not output?
+fn compared_only(n: TsNode, src: &str) -> bool {
+    let mut cur = n;
+    for _ in 0..4 {
+        let Some(p) = cur.parent() else { return false };
+        match p.kind_name() {
+            "reference_expression" | "parenthesized_expression" => cur = p,
+            "binary_expression" => {
+                return field(p, "operator").is_some_and(|o| {
+                    matches!(text(o, src), "==" | "!=" | "<" | ">" | "<=" | ">=")
+                });
+            }
+            "match_expression" => return field(p, "value").is_some_and(|v| v.id() == cur.id()),
+            "arguments" => {
+                return p
+                    .parent()
+                    .and_then(|c| ts::callee(c, src))
+                    .is_some_and(|(name, _)| {
+                        matches!(
+                            name.as_str(),
+                            "starts_with"
+                                | "ends_with"
+                                | "contains"
+                                | "contains_key"
+                                | "eq"
+                                | "ne"
+                                | "eq_ignore_ascii_case"
+                                | "cmp"
+                                | "get"
+                                | "find"
+                                | "strip_prefix"
+                        )
+                    });
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The local or field a value is stored in: `let snippet = <n>…;`,
@@ -1899,8 +1941,12 @@ pub fn argument_name(n: TsNode, src: &str) -> String {
             _ => break,
         };
     }
-    "the argument".into()
+    ANY_ARGUMENT.into()
 }
+
+/// What [`argument_name`] calls a value that is no one argument: the
+/// arguments object itself, or one not followed.
+pub const ANY_ARGUMENT: &str = "the argument";
 
 /// The key a chain reads (`a.get("q")`, `a["q"]`), if it reads one.
 fn key_in(n: TsNode, src: &str) -> Option<String> {
