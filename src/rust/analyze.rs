@@ -3160,10 +3160,9 @@ fn last_camel_word(name: &str) -> &str {
     let name = name.trim_end_matches(|c: char| c.is_ascii_digit());
     let start = name
         .char_indices()
-        .filter(|(_, c)| c.is_ascii_uppercase())
-        .map(|(i, _)| i)
-        .last()
-        .unwrap_or(0);
+        .rev()
+        .find(|(_, c)| c.is_ascii_uppercase())
+        .map_or(0, |(i, _)| i);
     &name[start..]
 }
 
