@@ -180,109 +180,110 @@ pub fn analyze(
     };
     a.items(root, None, false, 0);
     for t in &mut a.facts.tools {
-        t.branch = match_arm_of(root, t.span, &file.text);
-        t.bound_before = bound_by_let(root, t.span);
+        (t.branch, t.bound_before) = placement(root, t.span, &file.text);
     }
     a.facts
 }
 
-/// The select a declaration is written in, nearest first, within its
-/// function: a `match` arm (the `match`'s start byte and the arm's index),
-/// or the list put under one key of a map (`tools.insert("shilling",
-/// vec![..])`: the map and the key, as hashes).
-fn match_arm_of(root: TsNode, span: Span, src: &str) -> Option<crate::model::Branch> {
-    let mut cur = root.descendant_for_byte_range(span.start, span.end)?;
-    let mut arm = None;
+/// Where a declaration sits in its function, from one walk up its
+/// ancestors (none inside a closure):
+///
+/// - the select it is written in, nearest first: a `match` arm (the
+///   `match`'s start byte and the arm's index), or the list put under one
+///   key of a map (`tools.insert("shilling", vec![..])`: the map and the
+///   key, as hashes);
+/// - the function's start byte when it is the value of a `let` (`let echo
+///   = json!({"name": "echo", ..})`, also inside an arm of an outer
+///   `match`): the value is in whichever lists the code later puts it in.
+fn placement(root: TsNode, span: Span, src: &str) -> (Option<crate::model::Branch>, Option<usize>) {
+    let Some(mut cur) = root.descendant_for_byte_range(span.start, span.end) else {
+        return (None, None);
+    };
+    // (select, arm, at); `arm_out` once the select cannot be one.
+    let mut arm: Option<(usize, usize, usize)> = None;
+    let mut arm_out = false;
     // Put into a list made outside the select (`tools.push(..)` in an arm):
     // that list gets it whichever arms run.
     let mut pushed = false;
+    let mut bound = false;
+    let mut bound_out = false;
     while let Some(parent) = cur.parent() {
+        let open = arm.is_none() && !arm_out;
         match parent.kind_name() {
-            "closure_expression" => return None,
-            "call_expression" if arm.is_none() => {
+            "closure_expression" => return (None, None),
+            "function_item" => {
+                let branch =
+                    arm.filter(|_| !arm_out)
+                        .map(|(select, arm, at)| crate::model::Branch {
+                            function: parent.start_byte(),
+                            select,
+                            arm,
+                            at,
+                        });
+                let before = (bound && !bound_out).then(|| parent.start_byte());
+                return (branch, before);
+            }
+            "let_declaration" => bound = true,
+            // Written in an arm (`let tools = match m { .. => json!(..) }`):
+            // the arm's, not a value bound before.
+            "match_arm" if !bound => bound_out = true,
+            "call_expression" if open => {
                 if let Some((m, Some(_))) = ts::callee_ref(parent, src)
                     && matches!(m, "push" | "extend" | "append" | "push_back")
                 {
                     pushed = true;
                 }
             }
-            "function_item" => {
-                let (select, arm, at) = arm?;
-                return Some(crate::model::Branch {
-                    function: parent.start_byte(),
-                    select,
-                    arm,
-                    at,
-                });
-            }
-            "match_block" if cur.kind_name() == "match_arm" && arm.is_none() => {
-                if pushed {
-                    return None;
-                }
+            "match_block" if open && cur.kind_name() == "match_arm" => {
                 let index = ts::named_children(parent)
                     .iter()
                     .filter(|n| n.kind_name() == "match_arm")
-                    .position(|n| n.id() == cur.id())?;
-                let start = parent.parent()?.start_byte();
-                arm = Some((start, index, start));
-            }
-            "arguments" if arm.is_none() => {
-                let call = parent.parent()?;
-                let args = ts::named_children(parent);
-                // A list under the key (`vec![..]`, `[..]`, `json!([..])`).
-                let list = |v: TsNode| match v.kind_name() {
-                    "array_expression" => true,
-                    "macro_invocation" => {
-                        let t = text(v, src);
-                        t.starts_with("vec!")
-                            || (t.starts_with("json!")
-                                && t[5..].trim_start_matches(['(', ' ']).starts_with('['))
+                    .position(|n| n.id() == cur.id());
+                match (pushed, index, parent.parent()) {
+                    (false, Some(index), Some(m)) => {
+                        let start = m.start_byte();
+                        arm = Some((start, index, start));
                     }
-                    _ => false,
-                };
-                if let (Some(("insert", Some(recv))), [key, value]) =
-                    (ts::callee_ref(call, src), args.as_slice())
-                    && value.id() == cur.id()
-                    && list(*value)
-                    && let Some(key) = ts::string_value(*key, src)
-                {
-                    // Keyed by identities, apart from byte offsets.
-                    let map = fnv(text(recv, src)) | 1 << (usize::BITS - 1);
-                    arm = Some((map, fnv(&key), call.start_byte()));
+                    _ => arm_out = true,
                 }
             }
+            "arguments" if open => match parent.parent() {
+                None => arm_out = true,
+                Some(call) => {
+                    let args = ts::named_children(parent);
+                    // A list under the key (`vec![..]`, `[..]`, `json!([..])`).
+                    let list = |v: TsNode| match v.kind_name() {
+                        "array_expression" => true,
+                        "macro_invocation" => {
+                            let t = text(v, src);
+                            t.starts_with("vec!")
+                                || (t.starts_with("json!")
+                                    && t[5..].trim_start_matches(['(', ' ']).starts_with('['))
+                        }
+                        _ => false,
+                    };
+                    if let (Some(("insert", Some(recv))), [key, value]) =
+                        (ts::callee_ref(call, src), args.as_slice())
+                        && value.id() == cur.id()
+                        && list(*value)
+                        && let Some(key) = ts::string_value(*key, src)
+                    {
+                        // Keyed by identities, apart from byte offsets.
+                        let map = fnv(text(recv, src)) | 1 << (usize::BITS - 1);
+                        arm = Some((map, fnv(&key), call.start_byte()));
+                    }
+                }
+            },
             _ => {}
         }
         cur = parent;
     }
-    None
+    (None, None)
 }
 
 /// A stable hash of a text, the same on every run.
 fn fnv(text: &str) -> usize {
     crate::source::fnv1a(text.as_bytes()) as usize
-}
-
-/// A declaration that is the value of a `let` in a function (`let echo =
-/// json!({"name": "echo", ..})`, also inside an arm of an outer `match`):
-/// the function's start byte. The value is in whichever lists the code
-/// later puts it in.
-fn bound_by_let(root: TsNode, span: Span) -> Option<usize> {
-    let mut cur = root.descendant_for_byte_range(span.start, span.end)?;
-    let mut bound = false;
-    while let Some(parent) = cur.parent() {
-        match parent.kind_name() {
-            "let_declaration" => bound = true,
-            // Written in an arm (`let tools = match m { .. => json!(..) }`):
-            // the arm's, not a value bound before.
-            "match_arm" if !bound => return None,
-            "closure_expression" => return None,
-            "function_item" => return bound.then(|| parent.start_byte()),
-            _ => {}
-        }
-        cur = parent;
-    }
-    None
 }
 
 /// Is a function of this (lower-case) name a helper that reads one key of
