@@ -601,7 +601,9 @@ pub enum ArgsUse {
     /// Returned by a function named for arguments (`parse_args`): its
     /// callers run tools with it.
     Returned,
-    /// Into a record of the model's tool call (`ToolCall { arguments }`).
+    /// Into the arguments of a record of the model's tool call
+    /// (`ToolCall { arguments }`, `ToolUse { input }`): whatever the value
+    /// was called, it is the call's arguments.
     Record,
 }
 

@@ -29,7 +29,9 @@ impl Rule for MalformedArgumentsDefaulted {
             {
                 continue;
             }
-            let named = names_arguments(&input.text);
+            // Stored as a tool call's arguments, the value is named by
+            // where it goes.
+            let named = names_arguments(&input.text) || *goes_to == ArgsUse::Record;
             if !named && input.mask == 0 && !cx.all {
                 continue;
             }
@@ -42,8 +44,8 @@ impl Rule for MalformedArgumentsDefaulted {
             let need = match (goes_to, named) {
                 // A parser of tool-call arguments: its callers run tools.
                 (ArgsUse::Returned, _) => Need::Always,
-                (ArgsUse::Sink | ArgsUse::Record, true) => Need::Always,
-                (ArgsUse::Sink | ArgsUse::Record, false) => Need::Tainted(input.mask),
+                (ArgsUse::Sink, true) | (ArgsUse::Record, _) => Need::Always,
+                (ArgsUse::Sink, false) => Need::Tainted(input.mask),
                 (ArgsUse::Nowhere, _) if *own_parameter => Need::Args(input.mask),
                 (ArgsUse::Nowhere, _) if cx.all => Need::Tainted(input.mask),
                 (ArgsUse::Nowhere, _) => continue,

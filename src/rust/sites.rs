@@ -1467,6 +1467,18 @@ fn tool_call_record(type_text: &str) -> bool {
     .any(|s| t.ends_with(s))
 }
 
+/// Is a tool-call record's field of this name its arguments (`arguments`,
+/// `input`, `tool_args`)?
+fn arguments_field(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(
+        n.as_str(),
+        "arguments" | "args" | "input" | "params" | "parameters"
+    ) || n.ends_with("_args")
+        || n.ends_with("_arguments")
+        || n.ends_with("_input")
+}
+
 /// Where the defaulted arguments go: a call that runs a tool (in the same
 /// function, directly or through a `let`), the return value of a function
 /// named for arguments (`parse_args`: its callers run tools with it), or
@@ -1502,7 +1514,9 @@ fn dispatched(call: TsNode, f: &FnSites) -> ArgsUse {
                     .and_then(|l| l.parent())
                     .filter(|s| s.kind_name() == "struct_expression")
                     .and_then(|s| field(s, "name"));
-                if record.is_some_and(|r| tool_call_record(text(r, src))) {
+                if record.is_some_and(|r| tool_call_record(text(r, src)))
+                    && field(p, "field").is_some_and(|f| arguments_field(text(f, src)))
+                {
                     return ArgsUse::Record;
                 }
                 break;
@@ -1561,12 +1575,13 @@ fn dispatched(call: TsNode, f: &FnSites) -> ArgsUse {
                 && let Some(body) = field(n, "body")
             {
                 record |= ts::named_children(body).into_iter().any(|init| {
-                    let value = match init.kind_name() {
-                        "shorthand_field_initializer" => init.named_child(0),
-                        "field_initializer" => field(init, "value"),
-                        _ => None,
+                    let (name, value) = match init.kind_name() {
+                        "shorthand_field_initializer" => (init.named_child(0), init.named_child(0)),
+                        "field_initializer" => (field(init, "field"), field(init, "value")),
+                        _ => (None, None),
                     };
                     value.is_some_and(|v| text(v, src) == var)
+                        && name.is_some_and(|f| arguments_field(text(f, src)))
                 });
             }
             !record
