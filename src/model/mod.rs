@@ -272,6 +272,12 @@ impl ToolDef {
         !self.name_holes.is_empty()
     }
 
+    /// True when none of the name is known before run time (shown as the
+    /// expression it comes from, `{tools::READ_FILE}`, or `{}`).
+    pub fn name_is_unknown(&self) -> bool {
+        self.name_holes == [(0, self.name.value.len())]
+    }
+
     /// Names of the top-level properties the input schema declares.
     pub fn parameter_names(&self) -> Vec<&str> {
         self.input_schema

@@ -51,14 +51,14 @@ impl Rule for ArgsAcceptUnknownFields {
             {
                 continue;
             }
-            let tools: Vec<&str> = k
+            let tools: Vec<&crate::model::ToolDef> = k
                 .tools
                 .iter()
                 .filter(|o| o.args == Some(s_ref))
-                .map(|o| o.def.name.value.as_str())
+                .map(|o| &o.def)
                 .collect();
             // Tools of a test harness (`test_sync_tool`) are not offered to users.
-            if tools.iter().all(|t| t.starts_with("test_")) {
+            if tools.iter().all(|t| t.name.value.starts_with("test_")) {
                 continue;
             }
             let file = k.file(s_ref.0);
@@ -92,11 +92,11 @@ impl Rule for ArgsAcceptUnknownFields {
                     crate::rules::join_and(
                         &tools
                             .iter()
-                            .map(|t| if *t == "{}" {
+                            .map(|t| if t.name_is_unknown() {
                                 // Named only at run time (from configuration).
                                 "a tool named at run time".to_string()
                             } else {
-                                format!("`{t}`")
+                                format!("`{}`", t.name.value)
                             })
                             .collect::<Vec<_>>()
                     )
@@ -107,7 +107,7 @@ impl Rule for ArgsAcceptUnknownFields {
                     "add `#[serde(deny_unknown_fields)]` to `{}`",
                     s.name
                 ));
-            d.tool = tools.first().map(|s| s.to_string());
+            d.tool = tools.first().map(|t| t.name.value.clone());
             if let Some((f, span)) = t.args_site {
                 d = d.secondary(k.file(f), span, "tool arguments are deserialised here");
             }

@@ -2787,17 +2787,29 @@ impl<'t, 's> Flow<'t, 's> {
         self.reparse(body, PREFIX);
     }
 
-    /// `Tool::new(name, description, schema)`.
+    /// `Tool::new(name, description, schema)`, and a tool-definition type's
+    /// constructor given a name, a description and a schema
+    /// (`ToolDefinition::function(NAME.into(), DESC.into(), schema)`).
     fn tool_new(&mut self, n: TsNode<'t>) {
         let src = self.src;
         let Some((name, None)) = ts::callee(n, src) else {
             return;
         };
         let path = ts::callee_path(n, src).unwrap_or("");
-        if !(name == "new" || name == "new_with_raw") || type_name(path) != "Tool" {
+        let args = ts::call_args(n);
+        let ty = type_name(path);
+        let rmcp_new = (name == "new" || name == "new_with_raw") && ty == "Tool";
+        let definition = || {
+            let head = last_camel_word(ty);
+            (ty.contains("Tool") || ty.contains("Function"))
+                && matches!(head, "Tool" | "Definition" | "Declaration" | "Spec" | "Def")
+                && args.len() == 3
+                && values::schema_expr(args[2], src, &self.locals)
+                    .is_some_and(|s| matches!(s, SchemaExpr::Json(_)))
+        };
+        if !rmcp_new && !definition() {
             return;
         }
-        let args = ts::call_args(n);
         let Some(first) = args.first() else { return };
         let value = values::value_expr(*first, src, &self.locals);
         self.tools.push({
@@ -2819,6 +2831,9 @@ impl<'t, 's> Flow<'t, 's> {
         let type_text = field(n, "name").map_or("", |t| text(t, src));
         let ty = type_name(type_text);
         let Some(body) = field(n, "body") else { return };
+        // A model's call of a tool (`ToolUse { id, name, parameters }`),
+        // not a tool's definition.
+        let call_record = super::sites::tool_call_record(type_text);
         let mut name = None;
         let mut id = None;
         let mut description = None;
@@ -2878,7 +2893,7 @@ impl<'t, 's> Flow<'t, 's> {
         let (Some(name), Some(schema_node)) = (name, schema) else {
             return;
         };
-        if !tool_like {
+        if !tool_like || call_record {
             return;
         }
         let resolved = values::schema_expr(schema_node, src, &self.locals);

@@ -634,7 +634,31 @@ pub fn link(
                         .is_some_and(|(n, _, _)| n.is_object())
                 }) =>
                 {
-                    Name::new("{}".into(), vec![(0, 2)], name_fi, decl.name_site)
+                    {
+                        // Shown as the expression it comes from (`{tools::READ_FILE}`).
+                        let expr: String = files[name_fi]
+                            .file
+                            .text
+                            .get(decl.name_site.start..decl.name_site.end)
+                            .unwrap_or("")
+                            .split_whitespace()
+                            .collect();
+                        let expr = expr
+                            .trim_end_matches(".to_string()")
+                            .trim_end_matches(".to_owned()")
+                            .trim_end_matches(".into()")
+                            .trim_end_matches(".clone()")
+                            .trim_start_matches('&');
+                        let value =
+                            if expr.is_empty() || expr.len() > 40 || expr.contains(['{', '}', '"'])
+                            {
+                                "{}".to_string()
+                            } else {
+                                format!("{{{expr}}}")
+                            };
+                        let len = value.len();
+                        Name::new(value, vec![(0, len)], name_fi, decl.name_site)
+                    }
                 }
                 None => continue,
             };

@@ -89,33 +89,36 @@ impl<'t> FnSites<'_, 't, '_> {
     /// (`_ => { ..; return Ok(chars) }`)?
     fn refused_before(&self, at: usize, name: &str) -> bool {
         let src = self.src;
-        self.flow.matches.iter().any(|&m| {
-            if m.end_byte() > at {
-                return false;
-            }
-            let Some(value) = field(m, "value") else {
-                return false;
-            };
-            if argument_name(value, src) != name {
-                return false;
-            }
-            let Some((_, body)) = catch_all_arm(m, src) else {
-                return false;
-            };
-            // Refused, or handled and done: either way only the arms'
-            // literals get past the match.
-            if outcome(body, src) != Outcome::ErrorExit && !returns(body) {
-                return false;
-            }
-            // The match is a statement of a block that also holds `at`.
-            let stmt = m
-                .parent()
-                .filter(|p| matches!(p.kind_name(), "expression_statement" | "let_declaration"))
-                .unwrap_or(m);
-            stmt.parent().is_some_and(|b| {
-                b.kind_name() == "block" && b.start_byte() <= at && at < b.end_byte()
+        // `if action != "keep" && action != "remove" { return Err(..) }`
+        let refused_by_if = self.flow.ifs.iter().any(|&i| {
+            i.end_byte() <= at
+                && field(i, "alternative").is_none()
+                && field(i, "condition").is_some_and(|c| refuses_others(c, src, name, 0))
+                && field(i, "consequence")
+                    .is_some_and(|b| outcome(b, src) == Outcome::ErrorExit || returns(b))
+                && statement_holds(i, at)
+        });
+        refused_by_if
+            || self.flow.matches.iter().any(|&m| {
+                if m.end_byte() > at {
+                    return false;
+                }
+                let Some(value) = field(m, "value") else {
+                    return false;
+                };
+                if argument_name(value, src) != name {
+                    return false;
+                }
+                let Some((_, body)) = catch_all_arm(m, src) else {
+                    return false;
+                };
+                // Refused, or handled and done: either way only the arms'
+                // literals get past the match.
+                if outcome(body, src) != Outcome::ErrorExit && !returns(body) {
+                    return false;
+                }
+                statement_holds(m, at)
             })
-        })
     }
 
     /// A collision check on a name made by a call, whose branch only logs.
@@ -1454,7 +1457,7 @@ fn is_sink(name: &str) -> bool {
 
 /// A record of a tool call the model made, to be run (`ToolCall { name,
 /// arguments }`), unlike a transcript entry (`CallRecord`).
-fn tool_call_record(type_text: &str) -> bool {
+pub fn tool_call_record(type_text: &str) -> bool {
     let t = type_name(type_text);
     [
         "ToolCall",
@@ -2017,6 +2020,64 @@ fn starts_with_keyword(text: &str, kw: &str) -> bool {
     let t = text.trim_start().trim_start_matches('{').trim_start();
     t.strip_prefix(kw)
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// Is `n` (a `match` or an `if`) a statement of a block that also holds
+/// `at`, so that it runs before `at` does?
+fn statement_holds(n: TsNode, at: usize) -> bool {
+    let stmt = n
+        .parent()
+        .filter(|p| matches!(p.kind_name(), "expression_statement" | "let_declaration"))
+        .unwrap_or(n);
+    stmt.parent()
+        .is_some_and(|b| b.kind_name() == "block" && b.start_byte() <= at && at < b.end_byte())
+}
+
+/// Is `cond` true for every value of `name` outside a set of literals:
+/// `v != "a" && v != "b"`, `!matches!(v, "a" | "b")`, `!KINDS.contains(&v)`?
+fn refuses_others(cond: TsNode, src: &str, name: &str, depth: usize) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    let cond = ts::peel(cond, src);
+    match cond.kind_name() {
+        "binary_expression" => {
+            let (Some(l), Some(op), Some(r)) = (
+                field(cond, "left"),
+                field(cond, "operator"),
+                field(cond, "right"),
+            ) else {
+                return false;
+            };
+            match text(op, src) {
+                "&&" => {
+                    refuses_others(l, src, name, depth + 1)
+                        && refuses_others(r, src, name, depth + 1)
+                }
+                "!=" => {
+                    let literal = |n: TsNode| {
+                        matches!(
+                            n.kind_name(),
+                            "string_literal" | "integer_literal" | "char_literal"
+                        )
+                    };
+                    (argument_name(l, src) == name && literal(r))
+                        || (argument_name(r, src) == name && literal(l))
+                }
+                _ => false,
+            }
+        }
+        "unary_expression" => {
+            text(cond, src).starts_with('!')
+                && cond.named_child(0).is_some_and(|inner| {
+                    matches!(inner.kind_name(), "macro_invocation" | "call_expression")
+                        && (text(inner, src).starts_with("matches!")
+                            || ts::callee(inner, src).is_some_and(|(m, _)| m == "contains"))
+                        && ts::identifiers(inner, src).iter().any(|(n, _)| n == name)
+                })
+        }
+        _ => false,
+    }
 }
 
 /// The node that holds the chain of calls, fields and `?` that `n`

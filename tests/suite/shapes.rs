@@ -1016,8 +1016,9 @@ pub fn tools_list() -> Value {
 }
 
 /// A tool whose name is only known at run time (`name: tool_name` from a
-/// loop) but whose schema is written out stays in the inventory as `{}`:
-/// its schema is checked (S102 here), its name is not judged.
+/// loop) but whose schema is written out stays in the inventory, shown as
+/// the expression it comes from (`{tool_name}`): its schema is checked
+/// (S102 here), its name is not judged.
 #[test]
 fn a_tool_named_at_run_time_keeps_its_schema_checked() {
     let lib = r#"use serde_json::{Value, json};
@@ -1042,7 +1043,7 @@ pub fn plugin_tools(names: &[String]) -> Vec<Tool> {
     let dir = crate_with(&[("src/lib.rs", lib)]);
     let tools = tools_json(dir.path());
     assert_eq!(tools.len(), 1);
-    assert_eq!(tools[0]["name"], "{}");
+    assert_eq!(tools[0]["name"], "{tool_name}");
     assert_eq!(tools[0]["name_is_template"], true);
     let found = super::util::scan(&[dir.path()], &["S102", "N101", "N104"], &[]).diagnostics;
     let codes: Vec<&str> = found.iter().map(|d| d.code).collect();
