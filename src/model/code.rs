@@ -679,6 +679,10 @@ pub enum SiteKind {
         saturates: bool,
         /// The result is checked afterwards (`if x.is_empty() { return Err }`).
         checked_after: bool,
+        /// The tool's result reports the value used under a key that says
+        /// so (`json!({"appliedOffset": offset})` returned): the model sees
+        /// what its value became.
+        echoed: bool,
         /// The whole arguments object: parsed from a string (M203's case),
         /// or taken as a map (`args.as_object().cloned().unwrap_or_default()`,
         /// which falls back only for a non-object, which the protocol rules

@@ -19,6 +19,7 @@ impl Rule for ParseErrorDefaulted {
                 fallback_string,
                 saturates,
                 checked_after,
+                echoed,
                 whole_arguments,
             } = &site.kind
             else {
@@ -31,11 +32,13 @@ impl Rule for ParseErrorDefaulted {
                 continue;
             };
             // A string default that tells the model what is missing, a
-            // saturation (`u32::MAX`), a default checked right after, and
-            // whole argument objects (M203's case) are not silent defaults.
+            // saturation (`u32::MAX`), a default checked right after or
+            // shown in the result, and whole argument objects (M203's case)
+            // are not silent defaults.
             if fallback_string.as_deref().is_some_and(reads_as_diagnostic)
                 || *saturates
                 || *checked_after
+                || *echoed
                 || *whole_arguments
             {
                 continue;

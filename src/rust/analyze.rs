@@ -1355,6 +1355,15 @@ pub fn tail_expr(block: TsNode) -> Option<TsNode> {
         .rev()
         .find(|n| !matches!(n.kind_name(), "line_comment" | "block_comment"))?;
     match last.kind_name() {
+        // A `match`, `if` or block ending the body is parsed as a statement;
+        // without a `;` it is still the value.
+        "expression_statement"
+            if last
+                .child(last.child_count().saturating_sub(1))
+                .is_some_and(|t| t.kind() != ";") =>
+        {
+            last.named_child(0)
+        }
         "expression_statement" | "let_declaration" | "empty_statement" => None,
         _ => Some(last),
     }

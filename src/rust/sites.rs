@@ -347,6 +347,8 @@ impl<'t> FnSites<'_, 't, '_> {
                         checked_after(self.flow, src, &var, default)
                             || refused_by_match(self.flow, call, src, &var, default)
                     }),
+                    echoed: bound_name_kept(call, src)
+                        .is_some_and(|var| echoed_in_result(self.flow, src, &var)),
                     whole_arguments: (text(recv, src).contains("from_str")
                         && conversion == "from_str")
                         || (conversion == "as_object" && argument_name(recv, src) == ANY_ARGUMENT),
@@ -2020,6 +2022,58 @@ fn starts_with_keyword(text: &str, kw: &str) -> bool {
     let t = text.trim_start().trim_start_matches('{').trim_start();
     t.strip_prefix(kw)
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// Is `var` the value of a key that says it is the value used
+/// (`appliedOffset`, `effective_limit`) in a JSON object the function
+/// returns as its result (`ToolResult { data: json!({"appliedOffset":
+/// offset}) }`): the model is shown what its value became. A plain echo
+/// (`"width": width`) does not say the value was replaced.
+fn echoed_in_result(flow: &Flow, src: &str, var: &str) -> bool {
+    flow.strings.iter().any(|&key| {
+        let says_used = ts::string_value(key, src).is_some_and(|k| {
+            let k = k.to_ascii_lowercase();
+            ["applied", "effective", "actual", "used", "resolved"]
+                .iter()
+                .any(|w| k.contains(w))
+        });
+        if !says_used {
+            return false;
+        }
+        let Some(colon) = key.next_sibling().filter(|c| c.kind() == ":") else {
+            return false;
+        };
+        let Some(value) = colon.next_sibling() else {
+            return false;
+        };
+        let ends = value
+            .next_sibling()
+            .is_none_or(|n| matches!(n.kind(), "," | "}" | ")"));
+        value.kind_name() == "identifier" && text(value, src) == var && ends && in_result(key)
+    })
+}
+
+/// Is `n` inside what the function returns: under a `return`, or in the
+/// tail of its body (`Ok(ToolResult { data: json!(..) })`, a `match` whose
+/// arms return)?
+fn in_result(n: TsNode) -> bool {
+    let mut cur = n;
+    for _ in 0..64 {
+        let Some(p) = cur.parent() else { return false };
+        match p.kind_name() {
+            "return_expression" => return true,
+            "function_item" | "closure_expression" => return false,
+            "block" if p.parent().is_some_and(|f| f.kind_name() == "function_item") => {
+                // The tail (a `match` ending the body is the statement's child).
+                return tail_expr(p).is_some_and(|t| {
+                    t.id() == cur.id() || t.parent().is_some_and(|s| s.id() == cur.id())
+                });
+            }
+            _ => {}
+        }
+        cur = p;
+    }
+    false
 }
 
 /// Is `n` (a `match` or an `if`) a statement of a block that also holds
