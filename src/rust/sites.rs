@@ -758,12 +758,26 @@ fn into_error(n: TsNode, src: &str) -> bool {
     false
 }
 
-/// Does a string in `n` tell the reader the value was not recognised?
+/// Does `n` tell the reader the value was not recognised: a string that
+/// says so, or a counter or list named for such values?
 fn says_unknown(n: TsNode, src: &str) -> bool {
     let mut found = false;
     ts::walk(n, &mut |c| {
-        if matches!(c.kind_name(), "string_literal" | "raw_string_literal") {
-            found |= crate::model::words::says_unrecognised(text(c, src));
+        match c.kind_name() {
+            "string_literal" | "raw_string_literal" => {
+                found |= crate::model::words::says_unrecognised(text(c, src));
+            }
+            // Counted or kept as unknown (`_ => unknown += 1`,
+            // `invalid_steps.push(s)`): the result says so.
+            "identifier" | "field_identifier" => {
+                found |= text(c, src).to_ascii_lowercase().split('_').any(|w| {
+                    matches!(
+                        w,
+                        "unknown" | "unrecognized" | "unrecognised" | "unsupported" | "invalid"
+                    )
+                });
+            }
+            _ => {}
         }
         !found
     });
