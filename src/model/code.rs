@@ -196,6 +196,9 @@ pub struct FnFact {
     /// it is reported. Only looked at when the function has a clamp site.
     pub mentions_limit: bool,
     /// The places where a value may be replaced, cut or dropped.
+    /// A string in the body tells the model the tool cannot act ("not
+    /// available", "not implemented"): a stub, when it reads next to nothing.
+    pub says_unavailable: bool,
     /// String literals the body writes, not as object keys, sorted: keys
     /// it may read some way `key_reads` does not show.
     pub key_literals: Vec<String>,

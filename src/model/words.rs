@@ -40,6 +40,24 @@ pub fn is_const_name(s: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// Does a message tell the model the tool cannot do anything yet (a stub:
+/// "not available", "not implemented", "extension is not connected")?
+pub fn says_unavailable(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "not available",
+        "unavailable",
+        "not implemented",
+        "unimplemented",
+        "not connected",
+        "coming soon",
+    ];
+    let s = s
+        .to_lowercase()
+        .replace("not currently ", "not ")
+        .replace("not yet ", "not ");
+    contains_any(&s, WORDS)
+}
+
 /// Does a string in the output tell the model that something was cut?
 /// `extra` are the project's own markers (`[options] truncation-markers`).
 pub fn mentions_truncation(s: &str, extra: &[String]) -> bool {

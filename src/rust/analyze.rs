@@ -767,6 +767,11 @@ impl<'a> Analyzer<'a> {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
+        fact.says_unavailable = flow
+            .strings
+            .iter()
+            .filter_map(|n| ts::string_value(*n, src))
+            .any(|s| crate::model::words::says_unavailable(&s));
         fact.marks_truncation = flow
             .strings
             .iter()
