@@ -2045,11 +2045,19 @@ fn starts_with_keyword(text: &str, kw: &str) -> bool {
 /// (`"width": width`) does not say the value was replaced.
 fn echoed_in_result(flow: &Flow, src: &str, var: &str) -> bool {
     flow.strings.iter().any(|&key| {
+        // By its words (`appliedOffset`, `effective_limit`), so that
+        // `paused` or `unused` do not count.
         let says_used = ts::string_value(key, src).is_some_and(|k| {
-            let k = k.to_ascii_lowercase();
-            ["applied", "effective", "actual", "used", "resolved"]
-                .iter()
-                .any(|w| k.contains(w))
+            let mut spaced = String::new();
+            for c in k.chars() {
+                if c.is_ascii_uppercase() {
+                    spaced.push(' ');
+                }
+                spaced.push(c.to_ascii_lowercase());
+            }
+            spaced
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| matches!(w, "applied" | "effective" | "actual" | "used" | "resolved"))
         });
         if !says_used {
             return false;
