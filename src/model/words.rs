@@ -51,6 +51,10 @@ pub fn says_unavailable(s: &str) -> bool {
         "not connected",
         "coming soon",
     ];
+    // Only messages: a word or two cannot say it.
+    if s.len() < 11 || !s.contains(' ') {
+        return false;
+    }
     let s = s
         .to_lowercase()
         .replace("not currently ", "not ")

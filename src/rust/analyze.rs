@@ -755,35 +755,38 @@ impl<'a> Analyzer<'a> {
         fact.key_reads = std::mem::take(&mut flow.key_reads);
         fact.escapes = flow.escapes();
         fact.deserializes = std::mem::take(&mut flow.deserializes);
-        // Strings written in the body that are not keys of an object it
-        // writes (`json!({"k": ..})`): keys read some way the key reads do
-        // not show (`ctx.resolved_path("path")`, a table of keys).
-        fact.key_literals = flow
+        // Each string of the body, decoded once, and whether it is a key of
+        // an object the body writes (`json!({"k": ..})`).
+        let strings: Vec<(String, bool)> = flow
             .strings
             .iter()
-            .filter(|n| n.next_sibling().is_none_or(|s| s.kind() != ":"))
-            .filter_map(|n| ts::string_value(*n, src))
-            .filter(|s| s.len() <= 64 && !s.is_empty() && !s.contains(char::is_whitespace))
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        fact.says_unavailable = flow
-            .strings
-            .iter()
-            .filter_map(|n| ts::string_value(*n, src))
-            .any(|s| crate::model::words::says_unavailable(&s));
-        fact.marks_truncation = flow
-            .strings
-            .iter()
-            .filter_map(|n| ts::string_value(*n, src))
-            .any(|s| {
-                crate::model::words::mentions_truncation(&s, self.cx.truncation_markers)
-                    || crate::model::words::names_a_total(&s)
+            .filter_map(|n| {
+                let key = n.next_sibling().is_some_and(|s| s.kind() == ":");
+                ts::string_value(*n, src).map(|s| (s, key))
             })
-            || flow
-                .field_reads
-                .iter()
-                .any(|f| crate::model::words::truncation_field(f));
+            .collect();
+        // Strings not written as keys: keys read some way the key reads do
+        // not show (`ctx.resolved_path("path")`, a table of keys).
+        let mut literals: Vec<String> = strings
+            .iter()
+            .filter(|(s, key)| {
+                !key && !s.is_empty() && s.len() <= 64 && !s.contains(char::is_whitespace)
+            })
+            .map(|(s, _)| s.clone())
+            .collect();
+        literals.sort_unstable();
+        literals.dedup();
+        fact.key_literals = literals;
+        fact.says_unavailable = strings
+            .iter()
+            .any(|(s, _)| crate::model::words::says_unavailable(s));
+        fact.marks_truncation = strings.iter().any(|(s, _)| {
+            crate::model::words::mentions_truncation(s, self.cx.truncation_markers)
+                || crate::model::words::names_a_total(s)
+        }) || flow
+            .field_reads
+            .iter()
+            .any(|f| crate::model::words::truncation_field(f));
         self.facts
             .field_reads
             .extend(std::mem::take(&mut flow.field_reads));
