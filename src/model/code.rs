@@ -706,6 +706,10 @@ pub enum SiteKind {
         /// (`"tools/list" => from_value(params).unwrap_or_default()`):
         /// another request's parameters, not a tool call's.
         method_arm: Option<String>,
+        /// The raw text parsed is also kept, unparsed, as the arguments of a
+        /// tool-call record (`SimplifiedToolCall { arguments: args.clone() }`):
+        /// the defaulted value is a copy, and the call keeps what was sent.
+        raw_kept: bool,
     },
     /// A requested value capped by bounds (M301).
     Clamp {

@@ -17,10 +17,16 @@ impl Rule for MalformedArgumentsDefaulted {
                 goes_to,
                 own_parameter,
                 method_arm,
+                raw_kept,
             } = &site.kind
             else {
                 continue;
             };
+            // The call keeps the arguments as sent; the default fills a copy
+            // (a transcript's content block).
+            if *raw_kept {
+                continue;
+            }
             // `"tools/list" => from_value(params).unwrap_or_default()`: the
             // parameters of another request (a page cursor), not a call's.
             if method_arm

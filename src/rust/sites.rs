@@ -416,6 +416,7 @@ impl<'t> FnSites<'_, 't, '_> {
                     goes_to: dispatched(call, self),
                     own_parameter,
                     method_arm: method_arm(call, src),
+                    raw_kept: raw_kept(call, bare, src),
                 },
             });
         }
@@ -1484,6 +1485,45 @@ pub fn tool_call_record(type_text: &str) -> bool {
     ]
     .iter()
     .any(|s| t.ends_with(s))
+}
+
+/// Is the text `bare` (what `call` parses) also put, unparsed, in the
+/// arguments field of a tool-call record in the same function
+/// (`SimplifiedToolCall { arguments: args.clone(), .. }`)?
+fn raw_kept(call: TsNode, bare: &str, src: &str) -> bool {
+    let mut f = call;
+    while f.kind_name() != "function_item" {
+        match f.parent() {
+            Some(p) => f = p,
+            None => return false,
+        }
+    }
+    let mut kept = false;
+    ts::walk(f, &mut |n| {
+        if n.kind_name() == "struct_expression"
+            && field(n, "name").is_some_and(|r| tool_call_record(text(r, src)))
+            && let Some(body) = field(n, "body")
+        {
+            kept |= ts::named_children(body).into_iter().any(|init| {
+                let (name, value) = match init.kind_name() {
+                    "shorthand_field_initializer" => (init.named_child(0), init.named_child(0)),
+                    "field_initializer" => (field(init, "field"), field(init, "value")),
+                    _ => (None, None),
+                };
+                name.is_some_and(|f| arguments_field(text(f, src)))
+                    && value.is_some_and(|v| {
+                        text(v, src)
+                            .trim_start_matches('&')
+                            .trim_end_matches(".clone()")
+                            .trim_end_matches(".to_string()")
+                            .trim()
+                            == bare
+                    })
+            });
+        }
+        !kept
+    });
+    kept
 }
 
 /// Is a tool-call record's field of this name its arguments (`arguments`,
