@@ -184,6 +184,7 @@ fn tool_def(
         intake: None,
         branch: None,
         bound_before: None,
+        literal_list: None,
         names_mapped: false,
         description: f.description.and_then(spanned),
         description_dynamic: false,

@@ -90,6 +90,7 @@ pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolD
                 intake: None,
                 branch: None,
                 bound_before: None,
+                literal_list: None,
                 names_mapped: false,
                 strict: None,
                 format: ToolFormat::OpenApi,

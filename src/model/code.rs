@@ -111,6 +111,9 @@ pub struct ToolDecl {
     /// The value of a `let` in the function starting at this byte, outside
     /// any arm: in whichever lists the code later puts it.
     pub bound_before: Option<usize>,
+    /// In a literal list (`json!([..])`, `vec![..]`) in the function
+    /// starting at this byte.
+    pub literal_list: Option<usize>,
 }
 
 impl ValueExpr {
@@ -153,6 +156,7 @@ impl ToolDecl {
             crate_wide: false,
             branch: None,
             bound_before: None,
+            literal_list: None,
         }
     }
 }

@@ -208,6 +208,11 @@ pub struct ToolDef {
     /// Bound by a `let` in the function starting at this byte of its file,
     /// outside any arm: see [`ToolDef::coexists_with`].
     pub bound_before: Option<usize>,
+    /// Written inside a literal list (`json!([{..}, {..}])`, `vec![Tool
+    /// {..}]`) in the function starting at this byte of its file: literal
+    /// lists of two functions (an `initialize` reply and a `tools/list`
+    /// reply) are two lists.
+    pub literal_list: Option<usize>,
     /// `#[cfg(..)]` on the declaration: tools with different conditions are
     /// never offered together (one per target OS, say).
     pub cfg: Option<String>,
@@ -255,7 +260,9 @@ impl ToolDef {
             let apart = |x: &ToolDef, y: &ToolDef| {
                 let arms = matches!((x.branch, y.branch), (Some(a), Some(b)) if a.function == b.function && a.select == b.select && a.arm != b.arm);
                 let bound = matches!((x.bound_before, y.branch), (Some(f), Some(b)) if b.function == f && x.span.start < b.at);
-                arms || bound
+                let lists =
+                    matches!((x.literal_list, y.literal_list), (Some(f), Some(g)) if f != g);
+                arms || bound || lists
             };
             if apart(self, other) || apart(other, self) {
                 return false;

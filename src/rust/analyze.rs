@@ -180,7 +180,7 @@ pub fn analyze(
     };
     a.items(root, None, false, 0);
     for t in &mut a.facts.tools {
-        (t.branch, t.bound_before) = placement(root, t.span, &file.text);
+        (t.branch, t.bound_before, t.literal_list) = placement(root, t.span, &file.text);
     }
     a.facts
 }
@@ -194,11 +194,18 @@ pub fn analyze(
 ///   key, as hashes);
 /// - the function's start byte when it is the value of a `let` (`let echo
 ///   = json!({"name": "echo", ..})`, also inside an arm of an outer
-///   `match`): the value is in whichever lists the code later puts it in.
-fn placement(root: TsNode, span: Span, src: &str) -> (Option<crate::model::Branch>, Option<usize>) {
+///   `match`): the value is in whichever lists the code later puts it in;
+/// - the function's start byte when it is written in a literal list of a
+///   `json!` or `vec!` (a token tree opened by `[`).
+fn placement(
+    root: TsNode,
+    span: Span,
+    src: &str,
+) -> (Option<crate::model::Branch>, Option<usize>, Option<usize>) {
     let Some(mut cur) = root.descendant_for_byte_range(span.start, span.end) else {
-        return (None, None);
+        return (None, None, None);
     };
+    let mut listed = false;
     // (select, arm, at); `arm_out` once the select cannot be one.
     let mut arm: Option<(usize, usize, usize)> = None;
     let mut arm_out = false;
@@ -210,7 +217,7 @@ fn placement(root: TsNode, span: Span, src: &str) -> (Option<crate::model::Branc
     while let Some(parent) = cur.parent() {
         let open = arm.is_none() && !arm_out;
         match parent.kind_name() {
-            "closure_expression" => return (None, None),
+            "closure_expression" => return (None, None, None),
             "function_item" => {
                 let branch =
                     arm.filter(|_| !arm_out)
@@ -221,9 +228,10 @@ fn placement(root: TsNode, span: Span, src: &str) -> (Option<crate::model::Branc
                             at,
                         });
                 let before = (bound && !bound_out).then(|| parent.start_byte());
-                return (branch, before);
+                return (branch, before, listed.then(|| parent.start_byte()));
             }
             "let_declaration" => bound = true,
+            "token_tree" if text(parent, src).starts_with('[') => listed = true,
             // Written in an arm (`let tools = match m { .. => json!(..) }`):
             // the arm's, not a value bound before.
             "match_arm" if !bound => bound_out = true,
@@ -278,7 +286,7 @@ fn placement(root: TsNode, span: Span, src: &str) -> (Option<crate::model::Branc
         }
         cur = parent;
     }
-    (None, None)
+    (None, None, None)
 }
 
 /// A stable hash of a text, the same on every run.
