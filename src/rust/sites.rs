@@ -313,6 +313,12 @@ impl<'t> FnSites<'_, 't, '_> {
             let Some(conversion) = fallible_in(recv, src) else {
                 continue;
             };
+            // `i32::try_from(limit.unwrap_or(20))`: a number narrowed to
+            // another integer type fails only on overflow, not on a value
+            // of the wrong type.
+            if conversion == "try_from" && narrows_integer(recv, src) {
+                continue;
+            }
             let args = ts::call_args(call);
             let first = args.first();
             let fallback = match first {
@@ -1402,6 +1408,47 @@ fn holds_for_default(d: TsNode, src: &str, var: &str, default: Fixed) -> Option<
         }
         _ => None,
     }
+}
+
+/// Is `recv` (through the calls chained on it) a `try_from` into a
+/// primitive integer type (`i32::try_from(n)`, `u16::try_from(x)`)?
+fn narrows_integer(recv: TsNode, src: &str) -> bool {
+    let mut n = recv;
+    for _ in 0..8 {
+        if n.kind_name() == "call_expression"
+            && let Some(f) = field(n, "function")
+        {
+            let path = text(f, src);
+            if let Some(ty) = path.strip_suffix("::try_from") {
+                return matches!(
+                    ty.rsplit("::").next().unwrap_or(""),
+                    "i8" | "i16"
+                        | "i32"
+                        | "i64"
+                        | "i128"
+                        | "isize"
+                        | "u8"
+                        | "u16"
+                        | "u32"
+                        | "u64"
+                        | "u128"
+                        | "usize"
+                );
+            }
+        }
+        n = match n.kind_name() {
+            "call_expression" => match ts::callee(n, src) {
+                Some((_, Some(r))) => r,
+                _ => return false,
+            },
+            "try_expression" | "parenthesized_expression" => match n.named_child(0) {
+                Some(c) => c,
+                None => return false,
+            },
+            _ => return false,
+        };
+    }
+    false
 }
 
 /// The fallible conversion in the receiver chain just before the default
