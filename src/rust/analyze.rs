@@ -788,9 +788,12 @@ impl<'a> Analyzer<'a> {
         fact.says_unavailable = strings
             .iter()
             .any(|(s, _)| crate::model::words::says_unavailable(s));
-        fact.marks_truncation = strings.iter().any(|(s, _)| {
+        // A marker string, a count of the whole, or a key of the result
+        // that says there is more (`"has_more": ..`, `"next_cursor": ..`).
+        fact.marks_truncation = strings.iter().any(|(s, key)| {
             crate::model::words::mentions_truncation(s, self.cx.truncation_markers)
                 || crate::model::words::names_a_total(s)
+                || (*key && crate::model::words::truncation_field(s))
         }) || flow
             .field_reads
             .iter()
