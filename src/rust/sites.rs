@@ -2051,18 +2051,100 @@ pub fn argument_name(n: TsNode, src: &str) -> String {
             }
             "identifier" => {
                 let t = text(n, src);
-                if !matches!(
+                let generic = matches!(
                     t,
                     "self" | "args" | "params" | "arguments" | "input" | "v" | "x"
-                ) {
+                );
+                // `.get("limit").map_or(10, |v| v.min(100))`: a closure's
+                // parameter is named by the chain the closure is called on.
+                if (generic || t.chars().count() == 1)
+                    && let Some(recv) = closure_param_source(n, t, src)
+                {
+                    recv
+                } else if !generic {
                     return t.to_string();
+                } else {
+                    break;
                 }
-                break;
             }
             _ => break,
         };
     }
     ANY_ARGUMENT.into()
+}
+
+/// Does the chain of calls `n` ends make an iterator (`.iter()`,
+/// `.into_iter()`, `.chars()`, `.lines()`, `.split(..)`, `.keys()`)?
+fn iterates(n: TsNode, src: &str) -> bool {
+    const ITERATORS: &[&str] = &[
+        "iter",
+        "into_iter",
+        "iter_mut",
+        "chars",
+        "lines",
+        "split",
+        "bytes",
+        "keys",
+        "values",
+    ];
+    let mut n = n;
+    for _ in 0..16 {
+        n = match n.kind_name() {
+            "call_expression" => match ts::callee(n, src) {
+                Some((m, _)) if ITERATORS.contains(&m.as_str()) => return true,
+                Some((_, Some(r))) => r,
+                _ => return false,
+            },
+            "try_expression" | "parenthesized_expression" | "reference_expression" => {
+                match n.named_child(0) {
+                    Some(c) => c,
+                    None => return false,
+                }
+            }
+            _ => return false,
+        };
+    }
+    false
+}
+
+/// When `id` (named `name`) is a parameter of the closure it is in, and
+/// that closure is handed to a method (`recv.map_or(10, |v| ..)`): `recv`.
+fn closure_param_source<'t>(id: TsNode<'t>, name: &str, src: &str) -> Option<TsNode<'t>> {
+    let mut cur = id;
+    for _ in 0..12 {
+        cur = cur.parent()?;
+        match cur.kind_name() {
+            "closure_expression" => {
+                let params = field(cur, "parameters")?;
+                let binds = ts::named_children(params)
+                    .iter()
+                    .any(|p| text(*p, src).trim_start_matches('&') == name);
+                if !binds {
+                    return None;
+                }
+                let call = cur
+                    .parent()
+                    .filter(|a| a.kind_name() == "arguments")?
+                    .parent()?;
+                // On an `Option` or `Result` (`map`, `map_or`, `and_then`),
+                // not on an iterator, whose closure sees one element.
+                return match ts::callee(call, src) {
+                    Some((m, Some(recv)))
+                        if matches!(
+                            m.as_str(),
+                            "map" | "map_or" | "map_or_else" | "and_then" | "unwrap_or_else"
+                        ) && !iterates(recv, src) =>
+                    {
+                        Some(recv)
+                    }
+                    _ => None,
+                };
+            }
+            "function_item" => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// What [`argument_name`] calls a value that is no one argument: the
