@@ -1545,32 +1545,38 @@ fn raw_kept(call: TsNode, bare: &str, src: &str) -> bool {
             None => return false,
         }
     }
-    let mut kept = false;
-    ts::walk(f, &mut |n| {
+    record_arguments_hold(f, src, |v| {
+        v.trim_start_matches('&')
+            .trim_end_matches(".clone()")
+            .trim_end_matches(".to_string()")
+            .trim()
+            == bare
+    })
+}
+
+/// Does a tool-call record literal in `scope` put, in its arguments field,
+/// a value whose text `holds` (`ToolCall { arguments, .. }`,
+/// `ToolCall { arguments: args.clone(), .. }`)?
+fn record_arguments_hold(scope: TsNode, src: &str, holds: impl Fn(&str) -> bool) -> bool {
+    let mut found = false;
+    ts::walk(scope, &mut |n| {
         if n.kind_name() == "struct_expression"
             && field(n, "name").is_some_and(|r| tool_call_record(text(r, src)))
             && let Some(body) = field(n, "body")
         {
-            kept |= ts::named_children(body).into_iter().any(|init| {
+            found |= ts::named_children(body).into_iter().any(|init| {
                 let (name, value) = match init.kind_name() {
                     "shorthand_field_initializer" => (init.named_child(0), init.named_child(0)),
                     "field_initializer" => (field(init, "field"), field(init, "value")),
                     _ => (None, None),
                 };
                 name.is_some_and(|f| arguments_field(text(f, src)))
-                    && value.is_some_and(|v| {
-                        text(v, src)
-                            .trim_start_matches('&')
-                            .trim_end_matches(".clone()")
-                            .trim_end_matches(".to_string()")
-                            .trim()
-                            == bare
-                    })
+                    && value.is_some_and(|v| holds(text(v, src)))
             });
         }
-        !kept
+        !found
     });
-    kept
+    found
 }
 
 /// Is a tool-call record's field of this name its arguments (`arguments`,
@@ -1673,26 +1679,9 @@ fn dispatched(call: TsNode, f: &FnSites) -> ArgsUse {
         return ArgsUse::Sink;
     }
     // `let arguments = ..; ToolCall { id, name, arguments }`
-    let mut record = false;
-    if let Some(scope) = decl.parent() {
-        ts::walk(scope, &mut |n| {
-            if n.kind_name() == "struct_expression"
-                && field(n, "name").is_some_and(|r| tool_call_record(text(r, src)))
-                && let Some(body) = field(n, "body")
-            {
-                record |= ts::named_children(body).into_iter().any(|init| {
-                    let (name, value) = match init.kind_name() {
-                        "shorthand_field_initializer" => (init.named_child(0), init.named_child(0)),
-                        "field_initializer" => (field(init, "field"), field(init, "value")),
-                        _ => (None, None),
-                    };
-                    value.is_some_and(|v| text(v, src) == var)
-                        && name.is_some_and(|f| arguments_field(text(f, src)))
-                });
-            }
-            !record
-        });
-    }
+    let record = decl
+        .parent()
+        .is_some_and(|scope| record_arguments_hold(scope, src, |v| v == var));
     if record {
         ArgsUse::Record
     } else {
