@@ -40,6 +40,15 @@ pub fn is_const_name(s: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// Is this (lower-case) word a name for a tool call's arguments
+/// (`arguments`, `args`, `input`, `params`, `tool_args`, `raw_input`)?
+pub fn arguments_word(w: &str) -> bool {
+    matches!(w, "arguments" | "args" | "input" | "params" | "parameters")
+        || w.ends_with("_args")
+        || w.ends_with("_arguments")
+        || w.ends_with("_input")
+}
+
 /// Does a message tell the model the tool cannot do anything yet (a stub:
 /// "not available", "not implemented", "extension is not connected")?
 pub fn says_unavailable(s: &str) -> bool {

@@ -81,12 +81,8 @@ fn names_arguments(t: &str) -> bool {
         return false;
     }
     words.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "arguments" | "args" | "input" | "params" | "parameters" | "tool_call" | "toolcall"
-        ) || w.ends_with("_args")
-            || w.ends_with("_input")
-            || w.ends_with("_arguments")
+        crate::model::words::arguments_word(w)
+            || matches!(w.as_str(), "tool_call" | "toolcall")
             || w.starts_with("raw_arg")
     })
 }

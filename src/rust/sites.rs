@@ -1582,13 +1582,7 @@ fn record_arguments_hold(scope: TsNode, src: &str, holds: impl Fn(&str) -> bool)
 /// Is a tool-call record's field of this name its arguments (`arguments`,
 /// `input`, `tool_args`)?
 fn arguments_field(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    matches!(
-        n.as_str(),
-        "arguments" | "args" | "input" | "params" | "parameters"
-    ) || n.ends_with("_args")
-        || n.ends_with("_arguments")
-        || n.ends_with("_input")
+    crate::model::words::arguments_word(&name.to_ascii_lowercase())
 }
 
 /// Where the defaulted arguments go: a call that runs a tool (in the same
