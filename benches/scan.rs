@@ -202,6 +202,7 @@ fn main() {
             severity: Default::default(),
             per_file_ignores: Vec::new(),
             suppressions: Vec::new(),
+            surface: Default::default(),
         };
         let mut times = Vec::new();
         let mut findings = 0;

@@ -28,6 +28,8 @@ pub const KEYS: &[&str] = &[
     "per-file-ignores",
     "suppress",
     "options",
+    "surface",
+    "profile",
 ];
 
 /// The config as written, after validation of its keys.
@@ -52,6 +54,36 @@ pub struct FileConfig {
     pub suppress: Option<Vec<SuppressEntry>>,
     /// `[options]`: settings of individual rules.
     pub options: Option<RuleOptions>,
+    /// The tool-surface snapshot, relative to the config file's folder
+    /// [default: `toolaudit.surface.json`].
+    pub surface: Option<String>,
+    /// `[[profile]]`: named sets of tools offered to one role (P101, P102).
+    pub profile: Option<Vec<ProfileEntry>>,
+}
+
+/// One `[[profile]]` table: the tools one role of an agent is offered,
+/// built by composition. Patterns are globs on the tool name (`spawn_*`)
+/// or, with `source:`, on the path of the file that defines the tool
+/// (`source:src/admin/**`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileEntry {
+    pub name: String,
+    /// Profiles whose tools this one starts from.
+    #[serde(default)]
+    pub extends: Vec<String>,
+    /// Snapshot groups (globs) whose tools this one starts from.
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// Tools of the whole inventory added to the profile.
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Tools taken out again.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Tools that must never be in the profile (P102).
+    #[serde(default)]
+    pub deny: Vec<String>,
 }
 
 /// `[options]`: settings of individual rules. Unknown keys are errors.
@@ -252,12 +284,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
                 lines.insert(format!("{k}.{}", ik.get_ref()), line_at(ik.span().start));
             }
         }
-        // `[[suppress]]`: remember where each entry starts.
-        if k == "suppress"
+        // `[[suppress]]`, `[[profile]]`: remember where each entry starts.
+        if matches!(k, "suppress" | "profile")
             && let DeValue::Array(items) = value.get_ref()
         {
             for (i, item) in items.iter().enumerate() {
-                lines.insert(format!("suppress[{i}]"), line_at(item.span().start));
+                lines.insert(format!("{k}[{i}]"), line_at(item.span().start));
             }
         }
     }

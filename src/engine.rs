@@ -20,6 +20,7 @@ use crate::rules::{Context, RuleEntry};
 use crate::rust::{self, FileFacts};
 use crate::source::SourceFile;
 use crate::suppress::{self, ConfigSuppression, PerFileIgnore, Reason};
+use crate::surface::{self, SurfaceOptions};
 use crate::syntax::{json, yaml};
 use crate::targets::Target;
 
@@ -62,6 +63,8 @@ pub struct ScanOptions {
     pub per_file_ignores: Vec<PerFileIgnore>,
     /// `[[suppress]]` entries of the config file.
     pub suppressions: Vec<ConfigSuppression>,
+    /// The committed tool-surface snapshot and the profiles (P rules).
+    pub surface: SurfaceOptions,
 }
 
 /// Everything a scan found, sorted.
@@ -82,6 +85,8 @@ pub struct Scan {
     pub test_files_skipped: usize,
     /// Paths the walk saw and did not read, with the reason; sorted.
     pub skipped: Vec<discover::Skipped>,
+    /// The tool surface against its snapshot, when a P rule ran on one.
+    pub surface: Option<surface::Outcome>,
 }
 
 impl Scan {
@@ -227,6 +232,7 @@ pub fn scan_with_progress(
     });
     drop(groups);
     diagnostics.extend(group_findings);
+    let surface = check_surface(opts, &cx, &tools, &mut diagnostics, &mut notifications)?;
     for d in &mut diagnostics {
         if let Some(&s) = opts.severity.get(d.code) {
             d.severity = s;
@@ -255,7 +261,65 @@ pub fn scan_with_progress(
         diff_base: None,
         test_files_skipped,
         skipped,
+        surface,
     })
+}
+
+/// Runs the P rules: the surface of `tools` against the committed
+/// snapshot, and the profiles. Nothing to do (`None`) when no P rule is
+/// selected, or there is neither a snapshot nor a profile.
+fn check_surface(
+    opts: &ScanOptions,
+    cx: &Context,
+    tools: &[ToolDef],
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) -> Result<Option<surface::Outcome>, Error> {
+    let rules: Vec<&RuleEntry> = opts
+        .rules
+        .iter()
+        .copied()
+        .filter(|e| e.family().id == "P")
+        .collect();
+    if rules.is_empty() {
+        return Ok(None);
+    }
+    let loaded = match &opts.surface.path {
+        Some(path) => match surface::load(path)? {
+            None if opts.surface.explicit => return Err(Error::NoSurface(path.clone())),
+            loaded => loaded,
+        },
+        None => None,
+    };
+    if loaded.is_none() && opts.surface.profiles.is_empty() {
+        return Ok(None);
+    }
+    let current = surface::build(tools, &opts.surface.base(), &opts.surface.profiles);
+    for (profile, what) in &current.unmatched {
+        notifications.push(Notification {
+            level: Severity::Warning,
+            path: None,
+            line: None,
+            message: format!("profile `{profile}`: {what} matches no tool"),
+        });
+    }
+    let changes = loaded
+        .as_ref()
+        .map(|l| surface::diff(l, &current))
+        .unwrap_or_default();
+    let view = crate::rules::SurfaceView {
+        current: &current,
+        snapshot: loaded.as_ref(),
+        changes: &changes,
+        profiles: &opts.surface.profiles,
+    };
+    for entry in rules {
+        entry.rule.check_surface(cx, &view, diagnostics);
+    }
+    Ok(Some(surface::Outcome {
+        snapshot_file: loaded.map(|l| l.file.display.clone()),
+        changes,
+    }))
 }
 
 /// Sorts findings into report order and drops exact repeats: the same
@@ -565,6 +629,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
         severity: BTreeMap::new(),
         per_file_ignores: Vec::new(),
         suppressions: Vec::new(),
+        surface: SurfaceOptions::default(),
     };
     let cx = Context {
         targets: &opts.targets,
@@ -607,6 +672,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
         diff_base: None,
         test_files_skipped: 0,
         skipped: Vec::new(),
+        surface: None,
     };
     let report = crate::report::Report {
         scan: &scan,

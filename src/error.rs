@@ -32,6 +32,10 @@ pub enum Error {
     },
     #[error("could not start {threads} worker threads: {message}")]
     ThreadPool { threads: usize, message: String },
+    #[error(transparent)]
+    Surface(#[from] crate::surface::LoadError),
+    #[error("no tool-surface snapshot at {}; write one with `toolaudit surface --write`", .0.display())]
+    NoSurface(PathBuf),
 }
 
 fn glob_origin(origin: &str) -> String {

@@ -24,6 +24,7 @@ pub mod rust;
 pub mod schema;
 pub mod source;
 pub mod suppress;
+pub mod surface;
 pub mod syntax;
 pub mod targets;
 

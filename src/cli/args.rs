@@ -32,6 +32,9 @@ pub enum Command {
     Rules(RulesArgs),
     /// Write the current findings to a baseline file, so `scan --baseline` reports only new ones
     Baseline(BaselineArgs),
+    /// Print, record (--write) or check (--check) the tool-surface snapshot
+    /// that P101 compares against
+    Surface(SurfaceArgs),
     /// Show the settings a scan of PATH would use, and where each comes from
     Config(ConfigArgs),
     /// Show a rule's documentation
@@ -88,6 +91,12 @@ pub struct InputArgs {
     /// call, values from tool arguments) or `all` code [default: surface]
     #[arg(long, value_enum)]
     pub scope: Option<crate::engine::Scope>,
+
+    /// The tool-surface snapshot that P101 compares against
+    /// [default: toolaudit.surface.json beside the config file, else in
+    /// the first PATH]
+    #[arg(long, value_name = "FILE")]
+    pub surface: Option<PathBuf>,
 
     /// Provider profiles to check names against, comma-separated, e.g.
     /// anthropic,openai (see `toolaudit rules --targets`); `default`, `all`
@@ -209,6 +218,20 @@ pub struct BaselineArgs {
         default_value = "toolaudit-baseline.json"
     )]
     pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SurfaceArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Write the snapshot file (see --surface for where)
+    #[arg(long, conflicts_with = "check")]
+    pub write: bool,
+
+    /// Compare with the snapshot file; exit 1 and list the changes if it differs
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Debug, Args)]

@@ -16,7 +16,7 @@ use clap::Parser;
 
 pub use args::{
     BaselineArgs, Cli, ColorChoice, Command, ConfigArgs, FailOn, InputArgs, ListFormat, RulesArgs,
-    ScanArgs, ToolsArgs,
+    ScanArgs, SurfaceArgs, ToolsArgs,
 };
 
 use crate::engine::{self, Scan};
@@ -65,6 +65,19 @@ where
     }
 }
 
+/// The options `toolaudit scan ARGS..` runs with, config file included
+/// (`args` start with the program name); for tests and embedders.
+pub fn scan_options<I, T>(args: I) -> Result<engine::ScanOptions>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match Cli::try_parse_from(args)?.command {
+        Command::Scan(a) => Ok(settings::resolve(&a.input, &a.select, &a.ignore, a.fail_on)?.opts),
+        _ => anyhow::bail!("not a `scan` command line"),
+    }
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
@@ -79,6 +92,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Rules(args) => list_rules(args),
         Command::Config(args) => show_config(args),
         Command::Baseline(args) => write_baseline(args),
+        Command::Surface(args) => surface(args),
         Command::Explain { rule } => explain(&rule),
     }
 }
@@ -155,9 +169,11 @@ fn scan(args: ScanArgs) -> Result<u8> {
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let (Some(rev), Some(changed)) = (&args.diff_base, &changed) {
+        // A drift of the tool surface is a change whatever lines it is on
+        // (a removed tool is shown at its unchanged snapshot entry).
         let on_changed_line = |d: &crate::model::Diagnostic| {
             let abs = crate::source::normalize(&cwd.join(&d.file.path));
-            changed.contains(&abs, d.file.line_col(d.span.start).line)
+            d.code.starts_with('P') || changed.contains(&abs, d.file.line_col(d.span.start).line)
         };
         let before = result.diagnostics.len();
         result.diagnostics.retain(on_changed_line);
@@ -470,6 +486,99 @@ fn write_baseline(args: BaselineArgs) -> Result<u8> {
     } else {
         exit::CLEAN
     })
+}
+
+/// `toolaudit surface`: prints the snapshot of the tools found, writes it
+/// (`--write`), or compares it with the committed one (`--check`).
+fn surface(args: SurfaceArgs) -> Result<u8> {
+    // Extraction only: no rule runs, so no P rule reads the old snapshot.
+    let mut opts = settings::resolve(&args.input, &[], &[], None)?.opts;
+    opts.rules.clear();
+    let result = engine::scan(&opts)?;
+    print_notifications(&result, args.input.verbose);
+    if result.had_errors() {
+        anyhow::bail!("some files could not be read, so the tool surface is incomplete");
+    }
+    let path = opts
+        .surface
+        .path
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from(crate::surface::FILE_NAME));
+    let current =
+        crate::surface::build(&result.tools, &opts.surface.base(), &opts.surface.profiles);
+    for (profile, what) in &current.unmatched {
+        eprintln!("toolaudit: warning: profile `{profile}`: {what} matches no tool");
+    }
+    let text = crate::surface::render(&current.snapshot);
+    let tools: usize = current.snapshot.groups.values().map(Vec::len).sum();
+    let counts = format!(
+        "{} in {}{}",
+        report::plural(tools, "tool"),
+        report::plural(current.snapshot.groups.len(), "group"),
+        match current.snapshot.profiles.len() {
+            0 => String::new(),
+            n => format!(" and {}", report::plural(n, "profile")),
+        }
+    );
+    let shown = crate::discover::display_path(&path);
+    if args.write {
+        output::write_file(&path, |w| w.write_all(text.as_bytes()))?;
+        eprintln!("toolaudit: wrote {counts} to {shown}");
+        return Ok(exit::CLEAN);
+    }
+    if !args.check {
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+        return Ok(exit::CLEAN);
+    }
+    let Some(old) = crate::surface::load(&path)? else {
+        anyhow::bail!(
+            "no tool-surface snapshot at {shown}; write one with `toolaudit surface --write`"
+        );
+    };
+    if old.file.text.as_ref() == text {
+        println!("The tool surface matches {shown} ({counts}).");
+        return Ok(exit::CLEAN);
+    }
+    let changes = crate::surface::diff(&old, &current);
+    let mut out = String::new();
+    if changes.is_empty() {
+        out.push_str(&format!(
+            "{shown} records the same tools, but not as `toolaudit surface --write` writes them (a file moved within a group, or the file was edited by hand).\n"
+        ));
+    } else {
+        out.push_str(&format!(
+            "The tool surface differs from {shown} ({}):\n",
+            report::plural(changes.len(), "change")
+        ));
+        for c in &changes {
+            let sign = match c.kind.verb() {
+                "added" => '+',
+                "removed" => '-',
+                _ => '~',
+            };
+            let tool = if c.tool.is_empty() {
+                String::new()
+            } else {
+                format!(" `{}`", c.tool)
+            };
+            let breaking = if c.breaking { " [breaking]" } else { "" };
+            out.push_str(&format!(
+                "  {sign} {}:{tool} {}{breaking}\n",
+                c.group, c.what
+            ));
+            if let Some(o) = &c.old {
+                out.push_str(&format!("      before: {o}\n"));
+            }
+            if let Some(n) = &c.new {
+                out.push_str(&format!("      now:    {n}\n"));
+            }
+        }
+    }
+    out.push_str(
+        "If the changes are intended, run `toolaudit surface --write` and commit the file.\n",
+    );
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(exit::FINDINGS)
 }
 
 fn show_config(args: ConfigArgs) -> Result<u8> {

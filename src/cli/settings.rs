@@ -15,6 +15,7 @@ use crate::engine::{DEFAULT_MAX_FILE_SIZE, ScanOptions, Scope, human_size, parse
 use crate::model::Severity;
 use crate::rules;
 use crate::suppress::{ConfigSuppression, PathGlob, PerFileIgnore};
+use crate::surface::SurfaceOptions;
 use crate::targets;
 
 pub struct Resolved {
@@ -341,6 +342,30 @@ pub fn resolve(
             cfg.map_or_else(String::new, |l| l.origin("per-file-ignores")),
         ));
     }
+    let surface = surface_options(input, cfg)?;
+    if let Some(path) = &surface.path {
+        shown.push((
+            "surface",
+            crate::discover::display_path(path),
+            match (&input.surface, cfg.and_then(|l| l.config.surface.as_ref())) {
+                (Some(_), _) => "--surface".to_string(),
+                (None, Some(_)) => cfg.map_or_else(String::new, |l| l.origin("surface")),
+                (None, None) => "default".to_string(),
+            },
+        ));
+    }
+    if !surface.profiles.is_empty() {
+        shown.push((
+            "profile",
+            surface
+                .profiles
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            cfg.map_or_else(String::new, |l| l.origin("profile")),
+        ));
+    }
     shown.push((
         "rules",
         selected
@@ -370,10 +395,41 @@ pub fn resolve(
             severity,
             per_file_ignores,
             suppressions,
+            surface,
         },
         fail_on,
         config: loaded,
         shown,
+    })
+}
+
+/// Where the tool-surface snapshot is (`--surface`, else the config's
+/// `surface`, else `toolaudit.surface.json` beside the config file, else in
+/// the first scanned folder) and the config's profiles, checked.
+fn surface_options(input: &InputArgs, cfg: Option<&Loaded>) -> Result<SurfaceOptions> {
+    let (path, explicit) = match (&input.surface, cfg) {
+        (Some(p), _) => (p.clone(), true),
+        (None, Some(l)) => match &l.config.surface {
+            Some(p) => (l.dir().join(p), true),
+            None => (l.dir().join(crate::surface::FILE_NAME), false),
+        },
+        (None, None) => {
+            let beside = SurfaceOptions::beside(&input.paths);
+            (beside.path.unwrap_or_default(), false)
+        }
+    };
+    let profiles = match cfg {
+        Some(l) => {
+            let entries = l.config.profile.as_deref().unwrap_or_default();
+            crate::surface::compile_profiles(entries, &|i| l.origin(&format!("profile[{i}]")))
+                .map_err(|(i, message)| l.value_error(&format!("profile[{i}]"), message))?
+        }
+        None => Vec::new(),
+    };
+    Ok(SurfaceOptions {
+        path: Some(path),
+        explicit,
+        profiles,
     })
 }
 

@@ -39,6 +39,10 @@ const NOT_TOOL_ARRAYS: &[&str] = &["skills", "steps", "actions", "prompts"];
 pub fn extract(file: &Arc<SourceFile>, docs: &[Node]) -> Vec<ToolDef> {
     let mut out = Vec::new();
     for (index, doc) in docs.iter().enumerate() {
+        // A tool-surface snapshot records tools; it does not offer them.
+        if doc.get(crate::surface::MARKER).is_some() {
+            continue;
+        }
         out.extend(super::openapi::operations(file, index, doc));
         find_tools(doc, &mut |node, pointer, cx, found| {
             out.extend(tool_def(file, index, node, pointer, cx, found));
@@ -190,6 +194,7 @@ fn tool_def(
         description_dynamic: false,
         input_schema: f.schema.cloned(),
         strict: f.strict,
+        annotations: node.get("annotations").filter(|a| a.is_object()).cloned(),
         format: f.format,
         file: Arc::clone(file),
         span: node.span,

@@ -220,6 +220,9 @@ pub struct ToolDef {
     pub intake: Option<Intake>,
     /// `strict: true` on the definition (OpenAI / Anthropic strict mode).
     pub strict: Option<bool>,
+    /// MCP `annotations` (`readOnlyHint`, `destructiveHint`, ..) as written
+    /// in a manifest; part of the surface snapshot.
+    pub annotations: Option<Node>,
     pub format: ToolFormat,
     pub file: Arc<SourceFile>,
     /// The whole definition.

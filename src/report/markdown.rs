@@ -93,6 +93,9 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+    if let Some(surface) = &scan.surface {
+        surface_section(surface, &mut out);
+    }
     let targets: Vec<&str> = r.targets.iter().map(|t| t.id).collect();
     let _ = writeln!(
         out,
@@ -105,4 +108,56 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "\n{}", line.replace("; -v lists them", ""));
     }
     out
+}
+
+/// Changes of the tool surface since the committed snapshot, one table per
+/// group or profile: what a reviewer of the pull request must look at.
+fn surface_section(s: &crate::surface::Outcome, out: &mut String) {
+    let Some(file) = &s.snapshot_file else {
+        return;
+    };
+    if s.changes.is_empty() {
+        let _ = writeln!(out, "\nThe tool surface matches `{}`.", cell(file));
+        return;
+    }
+    let count = |verb: &str| s.changes.iter().filter(|c| c.kind.verb() == verb).count();
+    let _ = writeln!(
+        out,
+        "\n### Tool surface: {} since `{}` ({} added, {} removed, {} changed)",
+        plural(s.changes.len(), "change"),
+        cell(file),
+        count("added"),
+        count("removed"),
+        count("changed")
+    );
+    let mut groups: Vec<&str> = s.changes.iter().map(|c| c.group.as_str()).collect();
+    groups.dedup();
+    for g in groups {
+        let _ = writeln!(
+            out,
+            "\n#### `{}`\n\n| change | tool | what | before | now |\n|---|---|---|---|---|",
+            cell(g)
+        );
+        for c in s.changes.iter().filter(|c| c.group == g) {
+            let breaking = if c.breaking { " **breaking**" } else { "" };
+            let _ = writeln!(
+                out,
+                "| {}{breaking} | {} | {} | {} | {} |",
+                c.kind.verb(),
+                if c.tool.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{}`", cell(&c.tool))
+                },
+                cell(&c.what),
+                c.old.as_deref().map(cell).unwrap_or_default(),
+                c.new.as_deref().map(cell).unwrap_or_default()
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nIf the changes are intended, run `toolaudit surface --write` and commit `{}`.",
+        cell(file)
+    );
 }

@@ -17,12 +17,14 @@ mod malformed_arguments_defaulted;
 mod missing_description;
 mod open_input_schema;
 mod parse_error_defaulted;
+mod profile_boundary;
 mod required_property_undeclared;
 mod sanitized_name_collision;
 mod silent_clamp;
 mod silent_truncation;
 mod silent_value_fallback;
 mod target_schema_unsupported;
+mod tool_surface_drift;
 mod undeclared_argument_read;
 mod unread_declared_argument;
 mod wildcard_arm_default;
@@ -35,6 +37,7 @@ use crate::error::{Error, suggest};
 use crate::link::Unit;
 use crate::model::code::{Candidate, FunctionView};
 use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::surface;
 use crate::targets::Target;
 
 /// A rule family: the taxonomy of DESIGN.md, used for grouping and SARIF taxa.
@@ -110,6 +113,20 @@ pub trait Rule: Sync {
 
     /// Checks one linked unit (a crate): its tools, their handlers and types.
     fn check_unit(&self, _cx: &Context, _k: &Unit, _out: &mut Vec<Diagnostic>) {}
+
+    /// Checks the whole tool surface against the committed snapshot and
+    /// the profiles of the config. Runs once, after every other check.
+    fn check_surface(&self, _cx: &Context, _s: &SurfaceView, _out: &mut Vec<Diagnostic>) {}
+}
+
+/// The tool surface of a scan (see `crate::surface`), for the P rules.
+pub struct SurfaceView<'a> {
+    pub current: &'a surface::Current<'a>,
+    /// The committed snapshot, if there is one.
+    pub snapshot: Option<&'a surface::Loaded>,
+    /// What changed since the snapshot (empty without one).
+    pub changes: &'a [surface::Change],
+    pub profiles: &'a [surface::Profile],
 }
 
 /// A rule with its metadata. Build with [`declare`]: one line per rule.
@@ -179,6 +196,8 @@ pub static REGISTRY: &[RuleEntry] = &[
     declare!("N102", sanitized_name_collision::SanitizedNameCollision),
     declare!("N103", duplicate_tool_name::DuplicateToolName),
     declare!("N104", ambiguous_namespace_separator::AmbiguousNamespaceSeparator),
+    declare!("P101", tool_surface_drift::ToolSurfaceDrift),
+    declare!("P102", profile_boundary::ProfileBoundary),
     declare!("S101", invalid_input_schema::InvalidInputSchema),
     declare!("S102", input_schema_not_object::InputSchemaNotObject),
     declare!("S103", required_property_undeclared::RequiredPropertyUndeclared),
@@ -364,8 +383,7 @@ mod tests {
         assert_eq!(codes(&["N"], &["N104"]), ["N101", "N102", "N103"]);
         assert_eq!(codes(&["n101", "N103"], &[]), ["N101", "N103"]);
         assert_eq!(codes(&["N10"], &["N"]), Vec::<&str>::new());
-        // A family with no rules yet is valid and selects nothing.
-        assert_eq!(codes(&["P"], &[]), Vec::<&str>::new());
+        assert_eq!(codes(&["P"], &[]), ["P101", "P102"]);
     }
 
     #[test]

@@ -12,4 +12,5 @@ mod robustness;
 mod rust;
 mod shapes;
 mod suppress;
+mod surface;
 mod util;

@@ -87,6 +87,9 @@ fn sarif_validates_against_the_official_schema() {
         &["tests/fixtures"][..],
         &["tests/fixtures/malformed"][..],
         &["tests/fixtures/names/good.json"][..],
+        // P101 at a snapshot entry and in a manifest, P102 at a tool.
+        &["tests/fixtures/P101/bad-tool-removed"][..],
+        &["tests/fixtures/P101/bad-new-tool-enters-profiles"][..],
     ] {
         let log: Value = serde_json::from_str(&sarif(args)).unwrap();
         let errors: Vec<String> = validator

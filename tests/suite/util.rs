@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use toolaudit::discover::WalkOptions;
 use toolaudit::engine::{self, DEFAULT_MAX_FILE_SIZE, Scan, ScanOptions};
 use toolaudit::model::Diagnostic;
+use toolaudit::surface::SurfaceOptions;
 use toolaudit::{rules, targets};
 
 pub fn root() -> PathBuf {
@@ -53,8 +54,24 @@ pub fn tools_json(path: impl AsRef<OsStr>) -> Vec<serde_json::Value> {
     v["tools"].as_array().unwrap().clone()
 }
 
-/// Scans `paths` (relative to the crate root) through the library.
+/// Scans `paths` (relative to the crate root) through the library. A
+/// fixture folder with its own `toolaudit.toml` (profiles) is scanned
+/// with it, as `toolaudit scan` would.
 pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
+    if let [one] = paths
+        && root().join(one).join("toolaudit.toml").is_file()
+    {
+        let mut args = vec!["toolaudit".to_string(), "scan".into()];
+        args.push(one.to_string_lossy().into_owned());
+        for code in select {
+            args.extend(["--select".to_string(), code.to_string()]);
+        }
+        for t in target {
+            args.extend(["--target".to_string(), t.to_string()]);
+        }
+        let opts = toolaudit::cli::scan_options(args).unwrap();
+        return engine::scan(&opts).unwrap();
+    }
     let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let opts = ScanOptions {
         scope: Default::default(),
@@ -70,6 +87,7 @@ pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
         severity: Default::default(),
         per_file_ignores: Vec::new(),
         suppressions: Vec::new(),
+        surface: SurfaceOptions::beside(&paths.iter().map(|p| p.to_path_buf()).collect::<Vec<_>>()),
     };
     engine::scan(&opts).unwrap()
 }

@@ -1,0 +1,284 @@
+//! The tool surface under review (`toolaudit surface`, P101, P102): the
+//! fixture repository of `tests/fixtures/P101/` with three profiles.
+
+use std::path::Path;
+
+use super::util::{bin, describe, root, scan, write_tree};
+
+const GOOD: &str = "tests/fixtures/P101/good-matches-snapshot";
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_fixture_repository_is_clean_with_its_snapshot() {
+    // Every default rule, not only the P family: the example is clean.
+    let found = scan(&[Path::new(GOOD)], &[], &[]);
+    assert_eq!(found.tools.len(), 7);
+    assert!(
+        found.diagnostics.is_empty(),
+        "{}",
+        describe(&found.diagnostics)
+    );
+    let out = bin().args(["surface", GOOD, "--check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("7 tools in 2 groups and 3 profiles"));
+}
+
+#[test]
+fn each_change_is_found_where_it_is() {
+    let at = |fixture: &str, code: &str, message: &str| -> (String, usize) {
+        let path = format!("tests/fixtures/P101/{fixture}");
+        let found = scan(&[Path::new(&path)], &["P"], &[]).diagnostics;
+        let d = found
+            .iter()
+            .find(|d| d.code == code && d.message == message)
+            .unwrap_or_else(|| panic!("{fixture}: no `{message}` in\n{}", describe(&found)));
+        let file = d.file.display.rsplit('/').next().unwrap().to_string();
+        (file, d.file.line_col(d.span.start).line)
+    };
+    // A new tool: once as new, once in each profile it enters; and P102
+    // because `subagent` inherits it from `main` but denies `spawn_*`.
+    let fixture = "bad-new-tool-enters-profiles";
+    assert_eq!(
+        at(
+            fixture,
+            "P101",
+            "tool `spawn_reviewer`: new tool with 1 argument"
+        ),
+        ("tools.json".into(), 58)
+    );
+    for p in ["main", "subagent"] {
+        let m = format!("tool `spawn_reviewer`: entered profile `{p}`");
+        assert_eq!(at(fixture, "P101", &m), ("tools.json".into(), 58));
+    }
+    assert_eq!(
+        at(
+            fixture,
+            "P102",
+            "tool `spawn_reviewer` is in profile `subagent`, which denies it (`deny` pattern `spawn_*`)"
+        ),
+        ("tools.json".into(), 58)
+    );
+    assert_eq!(
+        at(
+            "bad-description-changed",
+            "P101",
+            "tool `search_docs`: description changed"
+        ),
+        ("tools.json".into(), 20)
+    );
+    assert_eq!(
+        at(
+            "bad-argument-now-required",
+            "P101",
+            "tool `run_shell`: argument `timeout_seconds` is now required"
+        ),
+        ("tools.json".into(), 38)
+    );
+    // A removed tool is shown at its entry in the committed snapshot.
+    assert_eq!(
+        at(
+            "bad-tool-removed",
+            "P101",
+            "tool `schedule_task`: tool removed"
+        ),
+        ("toolaudit.surface.json".into(), 69)
+    );
+}
+
+#[test]
+fn breaking_changes_are_errors_the_rest_warnings() {
+    use toolaudit::model::Severity;
+    let sev = |fixture: &str| {
+        let path = format!("tests/fixtures/P101/{fixture}");
+        let found = scan(&[Path::new(&path)], &["P101"], &[]).diagnostics;
+        found.iter().map(|d| d.severity).max().unwrap()
+    };
+    assert_eq!(sev("bad-argument-now-required"), Severity::Error);
+    assert_eq!(sev("bad-tool-removed"), Severity::Error);
+    assert_eq!(sev("bad-description-changed"), Severity::Warning);
+    assert_eq!(sev("bad-new-tool-enters-profiles"), Severity::Warning);
+}
+
+/// The snapshot `surface` prints for `dir`, with `args`.
+fn printed(dir: &Path, args: &[&str]) -> String {
+    let out = bin()
+        .current_dir(dir)
+        .arg("surface")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out)
+}
+
+#[test]
+fn the_snapshot_is_the_same_for_any_thread_count_folder_and_order() {
+    let dir = root().join(GOOD);
+    let committed = std::fs::read_to_string(dir.join("toolaudit.surface.json")).unwrap();
+    assert_eq!(printed(&dir, &["-j", "1"]), committed);
+    assert_eq!(printed(&dir, &["-j", "8"]), committed);
+    // From another working directory: paths stay relative to the snapshot.
+    assert_eq!(printed(&root(), &[GOOD]), committed);
+    // The same files written in the opposite order into a new folder.
+    let files = ["tools.json", "admin/tools.yaml", "toolaudit.toml"];
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let texts: Vec<(String, String)> = files.iter().map(|f| (f.to_string(), read(f))).collect();
+    let forward: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let backward: Vec<(&str, &str)> = forward.iter().rev().copied().collect();
+    for order in [forward, backward] {
+        let tree = write_tree(&order);
+        assert_eq!(printed(tree.path(), &[]), committed);
+    }
+}
+
+#[test]
+fn write_then_check_round_trips_and_check_lists_changes() {
+    let dir = root().join(GOOD);
+    let files = ["tools.json", "admin/tools.yaml", "toolaudit.toml"];
+    let texts: Vec<(String, String)> = files
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read_to_string(dir.join(f)).unwrap()))
+        .collect();
+    let list: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let tree = write_tree(&list);
+    let run = |args: &[&str]| {
+        bin()
+            .current_dir(tree.path())
+            .arg("surface")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let missing = run(&["--check"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr)
+            .contains("no tool-surface snapshot at toolaudit.surface.json")
+    );
+    assert_eq!(run(&["--write"]).status.code(), Some(0));
+    assert_eq!(run(&["--check"]).status.code(), Some(0));
+    // A tool's argument becomes required; the check fails and says what.
+    let tools = tree.path().join("tools.json");
+    let text = std::fs::read_to_string(&tools).unwrap();
+    std::fs::write(
+        &tools,
+        text.replace(
+            r#""required": ["query"]"#,
+            r#""required": ["query", "scope"]"#,
+        ),
+    )
+    .unwrap();
+    let changed = run(&["--check"]);
+    assert_eq!(changed.status.code(), Some(1));
+    let said = stdout(&changed);
+    assert!(
+        said.contains(
+            "~ tools.json#/tools: `search_docs` argument `scope` is now required [breaking]"
+        ),
+        "{said}"
+    );
+    // scan reports it too, and the Markdown summary has the table.
+    let md = bin()
+        .current_dir(tree.path())
+        .args(["scan", "--format", "markdown"])
+        .output()
+        .unwrap();
+    assert_eq!(md.status.code(), Some(1));
+    let md = stdout(&md);
+    assert!(md.contains("### Tool surface: 1 change since `toolaudit.surface.json` (0 added, 0 removed, 1 changed)"), "{md}");
+    assert!(md.contains("| changed **breaking** | `search_docs` | argument `scope` is now required | optional | required |"), "{md}");
+}
+
+#[test]
+fn a_broken_snapshot_or_profile_is_an_error_that_names_it() {
+    let tree = write_tree(&[
+        (
+            "tools.json",
+            r#"{"tools": [{"name": "a", "input_schema": {"type": "object"}}]}"#,
+        ),
+        (
+            "toolaudit.surface.json",
+            "{\"toolaudit-surface\": 1, \"groups\": {}, \"profils\": {}}\n",
+        ),
+    ]);
+    let out = bin().current_dir(tree.path()).arg("scan").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("toolaudit.surface.json:1:") && err.contains("unknown field `profils`"),
+        "{err}"
+    );
+
+    let tree = write_tree(&[
+        (
+            "tools.json",
+            r#"{"tools": [{"name": "a", "input_schema": {"type": "object"}}]}"#,
+        ),
+        (
+            "toolaudit.toml",
+            "[[profile]]\nname = \"main\"\n\n[[profile]]\nname = \"sub\"\nextends = [\"mian\"]\n",
+        ),
+    ]);
+    let out = bin().current_dir(tree.path()).arg("scan").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("toolaudit.toml:4:1: `profile[1]`: `extends` names `mian`, which is not a profile (did you mean `main`?)"),
+        "{err}"
+    );
+    let tree = write_tree(&[
+        (
+            "tools.json",
+            r#"{"tools": [{"name": "a", "description": "Does a.", "input_schema": {"type": "object"}}]}"#,
+        ),
+        (
+            "toolaudit.toml",
+            "[[profile]]\nname = \"main\"\ninclude = [\"b*\"]\n",
+        ),
+    ]);
+    let out = bin().current_dir(tree.path()).arg("scan").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("profile `main`: include pattern `b*` matches no tool"),
+        "{err}"
+    );
+}
+
+#[test]
+fn diff_base_keeps_surface_drift() {
+    let out = bin()
+        .args([
+            "scan",
+            "tests/fixtures/P101/bad-tool-removed",
+            "--diff-base",
+            "HEAD",
+            "--select",
+            "P101",
+        ])
+        .output()
+        .unwrap();
+    let said = stdout(&out);
+    // Outside a git work tree (a packaged crate) there is no diff base.
+    if out.status.code() == Some(2) {
+        return;
+    }
+    assert!(
+        said.contains("tool `schedule_task`: tool removed"),
+        "{said}"
+    );
+}
