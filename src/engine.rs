@@ -294,7 +294,7 @@ fn check_surface(
     if loaded.is_none() && opts.surface.profiles.is_empty() {
         return Ok(None);
     }
-    let current = surface::build(tools, &opts.surface.base(), &opts.surface.profiles);
+    let current = surface::build(tools, &opts.surface, &opts.walk.paths);
     for (profile, what) in &current.unmatched {
         notifications.push(Notification {
             level: Severity::Warning,

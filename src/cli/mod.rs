@@ -504,8 +504,7 @@ fn surface(args: SurfaceArgs) -> Result<u8> {
         .path
         .clone()
         .unwrap_or_else(|| std::path::PathBuf::from(crate::surface::FILE_NAME));
-    let current =
-        crate::surface::build(&result.tools, &opts.surface.base(), &opts.surface.profiles);
+    let current = crate::surface::build(&result.tools, &opts.surface, &opts.walk.paths);
     for (profile, what) in &current.unmatched {
         eprintln!("toolaudit: warning: profile `{profile}`: {what} matches no tool");
     }

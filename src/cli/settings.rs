@@ -407,16 +407,15 @@ pub fn resolve(
 /// `surface`, else `toolaudit.surface.json` beside the config file, else in
 /// the first scanned folder) and the config's profiles, checked.
 fn surface_options(input: &InputArgs, cfg: Option<&Loaded>) -> Result<SurfaceOptions> {
+    let beside = SurfaceOptions::beside(&input.paths);
+    let root = cfg.map_or(beside.root, |l| l.dir().to_path_buf());
     let (path, explicit) = match (&input.surface, cfg) {
         (Some(p), _) => (p.clone(), true),
         (None, Some(l)) => match &l.config.surface {
             Some(p) => (l.dir().join(p), true),
-            None => (l.dir().join(crate::surface::FILE_NAME), false),
+            None => (root.join(crate::surface::FILE_NAME), false),
         },
-        (None, None) => {
-            let beside = SurfaceOptions::beside(&input.paths);
-            (beside.path.unwrap_or_default(), false)
-        }
+        (None, None) => (root.join(crate::surface::FILE_NAME), false),
     };
     let profiles = match cfg {
         Some(l) => {
@@ -429,6 +428,7 @@ fn surface_options(input: &InputArgs, cfg: Option<&Loaded>) -> Result<SurfaceOpt
     Ok(SurfaceOptions {
         path: Some(path),
         explicit,
+        root,
         profiles,
     })
 }

@@ -103,7 +103,12 @@ pub fn diff(old: &Loaded, new: &Current) -> Vec<Change> {
             .flat_map(|(g, l)| (0..l.len()).map(move |i| (g.clone(), i)))
             .collect()
     };
-    let mut old_left = keys(o);
+    // Tools recorded in files this scan did not look at (a scan of a
+    // subfolder) are neither removed nor compared.
+    let mut old_left: BTreeSet<ToolKey> = keys(o)
+        .into_iter()
+        .filter(|k| new.in_scope(&o.groups[&k.0][k.1].defined_in))
+        .collect();
     let mut new_left = keys(n);
     let get = |s: &'_ super::Snapshot, k: &ToolKey| -> ToolSnap { s.groups[&k.0][k.1].clone() };
     let mut pairs: Vec<(ToolKey, ToolKey, bool)> = Vec::new();
@@ -436,6 +441,13 @@ fn compare_arg(
 fn profiles(old: &Loaded, new: &Current, out: &mut Vec<Change>) {
     let o = &old.snapshot.profiles;
     let n = &new.snapshot.profiles;
+    let recorded_in_scope = |name: &str| {
+        old.snapshot
+            .groups
+            .values()
+            .flatten()
+            .any(|t| t.name == name && new.in_scope(&t.defined_in))
+    };
     for (p, names) in n {
         let group = format!("profile {p}");
         let Some(before) = o.get(p) else {
@@ -488,7 +500,7 @@ fn profiles(old: &Loaded, new: &Current, out: &mut Vec<Change>) {
             });
         }
         for (name, k) in &was {
-            if now.get(name).copied().unwrap_or(0) >= *k {
+            if now.get(name).copied().unwrap_or(0) >= *k || !recorded_in_scope(name) {
                 continue;
             }
             out.push(Change {

@@ -49,6 +49,9 @@ pub struct SurfaceOptions {
     /// Named on the command line or in the config: a missing file is an
     /// error rather than "no snapshot committed".
     pub explicit: bool,
+    /// The folder the snapshot's paths are relative to: the config file's
+    /// folder, else the first scanned folder, wherever the snapshot is.
+    pub root: PathBuf,
     pub profiles: Vec<Profile>,
 }
 
@@ -65,19 +68,15 @@ impl SurfaceOptions {
         SurfaceOptions {
             path: Some(dir.join(FILE_NAME)),
             explicit: false,
+            root: dir.to_path_buf(),
             profiles: Vec::new(),
         }
     }
 
-    /// The folder the snapshot's paths are relative to.
+    /// [`SurfaceOptions::root`], absolute.
     pub fn base(&self) -> PathBuf {
-        let dir = self
-            .path
-            .as_deref()
-            .and_then(Path::parent)
-            .unwrap_or(Path::new("."));
         let cwd = std::env::current_dir().unwrap_or_default();
-        crate::source::normalize(&cwd.join(dir))
+        crate::source::normalize(&cwd.join(&self.root))
     }
 }
 
@@ -100,7 +99,8 @@ pub struct Snapshot {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ToolSnap {
     pub name: String,
-    /// The file that defines it, relative to the snapshot's folder.
+    /// The file that defines it, relative to the project's folder (the
+    /// config file's, else the first scanned one).
     pub defined_in: String,
     pub format: String,
     /// SHA-256 of the whole definition (name, description, input schema
@@ -141,6 +141,10 @@ pub struct Current<'a> {
     pub members: BTreeMap<String, Members>,
     /// Include patterns that matched no tool: `(profile, pattern)`.
     pub unmatched: Vec<(String, String)>,
+    /// The scanned paths, relative to the project's folder (`""` for the
+    /// folder itself): a recorded tool defined outside them was not looked
+    /// for, so it is not reported as removed.
+    pub scope: Vec<String>,
 }
 
 impl Current<'_> {
@@ -151,12 +155,32 @@ impl Current<'_> {
     pub fn tool(&self, group: &str, index: usize) -> Option<&ToolSnap> {
         self.snapshot.groups.get(group)?.get(index)
     }
+
+    /// Was a tool defined in `defined_in` (relative to the project) looked
+    /// for by this scan?
+    pub fn in_scope(&self, defined_in: &str) -> bool {
+        self.scope.iter().any(|root| {
+            root.is_empty()
+                || defined_in == root
+                || defined_in
+                    .strip_prefix(root.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+    }
 }
 
 /// The surface of `tools` (declared ones: a tool this code only dispatches
-/// is declared elsewhere), with paths relative to `base`.
-pub fn build<'a>(tools: &'a [ToolDef], base: &Path, profiles: &[Profile]) -> Current<'a> {
+/// is declared elsewhere) found by a scan of `scanned` (no path: `.`),
+/// with paths relative to the project's folder.
+pub fn build<'a>(tools: &'a [ToolDef], opts: &SurfaceOptions, scanned: &[PathBuf]) -> Current<'a> {
     let cwd = std::env::current_dir().unwrap_or_default();
+    let base = &opts.base();
+    let profiles = &opts.profiles;
+    let scope = if scanned.is_empty() {
+        vec![relative(Path::new("."), &cwd, base)]
+    } else {
+        scanned.iter().map(|p| relative(p, &cwd, base)).collect()
+    };
     let mut grouped: BTreeMap<String, Vec<(ToolSnap, &ToolDef)>> = BTreeMap::new();
     for t in tools.iter().filter(|t| !t.format.is_reference()) {
         let path = relative(&t.file.path, &cwd, base);
@@ -196,6 +220,7 @@ pub fn build<'a>(tools: &'a [ToolDef], base: &Path, profiles: &[Profile]) -> Cur
         defs,
         members: resolved.members,
         unmatched: resolved.unmatched,
+        scope,
     }
 }
 

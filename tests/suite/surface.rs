@@ -125,7 +125,7 @@ fn the_snapshot_is_the_same_for_any_thread_count_folder_and_order() {
     let committed = std::fs::read_to_string(dir.join("toolaudit.surface.json")).unwrap();
     assert_eq!(printed(&dir, &["-j", "1"]), committed);
     assert_eq!(printed(&dir, &["-j", "8"]), committed);
-    // From another working directory: paths stay relative to the snapshot.
+    // From another working directory: paths stay relative to the project.
     assert_eq!(printed(&root(), &[GOOD]), committed);
     // The same files written in the opposite order into a new folder.
     let files = ["tools.json", "admin/tools.yaml", "toolaudit.toml"];
@@ -281,4 +281,38 @@ fn diff_base_keeps_surface_drift() {
         said.contains("tool `schedule_task`: tool removed"),
         "{said}"
     );
+}
+
+#[test]
+fn a_scan_of_a_subfolder_reports_no_tool_outside_it_as_removed() {
+    // The config (and so the snapshot) is found above the scanned folder;
+    // `tools.json` was not looked at, so its tools are not "removed".
+    let sub = format!("{GOOD}/admin");
+    let found = scan(&[Path::new(&sub)], &["P"], &[]);
+    assert_eq!(found.tools.len(), 2);
+    let out = bin()
+        .args(["scan", &sub, "--select", "P"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // A tool removed inside the scanned folder still is.
+    let tree = write_tree(&[
+        ("toolaudit.toml", "[[profile]]\nname = \"all\"\n"),
+        (
+            "a/tools.json",
+            r#"{"tools": [{"name": "a", "description": "Does a.", "input_schema": {"type": "object"}}]}"#,
+        ),
+        (
+            "b/tools.json",
+            r#"{"tools": [{"name": "b", "description": "Does b.", "input_schema": {"type": "object"}}]}"#,
+        ),
+    ]);
+    let run = |args: &[&str]| bin().current_dir(tree.path()).args(args).output().unwrap();
+    assert_eq!(run(&["surface", "--write"]).status.code(), Some(0));
+    std::fs::write(tree.path().join("b/tools.json"), r#"{"tools": []}"#).unwrap();
+    let only_a = run(&["scan", "a", "--select", "P"]);
+    assert_eq!(only_a.status.code(), Some(0), "{}", stdout(&only_a));
+    let only_b = stdout(&run(&["scan", "b", "--select", "P"]));
+    assert!(only_b.contains("tool `b`: tool removed"), "{only_b}");
+    assert!(only_b.contains("tool `b`: left profile `all`"), "{only_b}");
 }
