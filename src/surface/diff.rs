@@ -491,7 +491,7 @@ fn profiles(old: &Loaded, new: &Current, out: &mut Vec<Change>) {
                 tool: name.to_string(),
                 what: format!("entered profile `{p}`"),
                 old: None,
-                new: Some(name.to_string()),
+                new: None,
                 breaking: false,
                 at: key.map_or_else(
                     || At::Snapshot(old.profile_span(p, None)),
@@ -508,7 +508,7 @@ fn profiles(old: &Loaded, new: &Current, out: &mut Vec<Change>) {
                 group: group.clone(),
                 tool: name.to_string(),
                 what: format!("left profile `{p}`"),
-                old: Some(name.to_string()),
+                old: None,
                 new: None,
                 breaking: false,
                 at: At::Snapshot(old.profile_span(p, Some(name))),
