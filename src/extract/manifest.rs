@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use crate::model::{SchemaKind, Spanned, ToolDef, ToolFormat};
 use crate::source::SourceFile;
-use crate::syntax::{Node, NodeKind, pointer_token};
+use crate::syntax::{Member, Node, NodeKind, pointer_token};
 
 /// Keys whose values refer to tools by name or record calls to them.
 const REFERENCE_KEYS: &[&str] = &[
@@ -194,7 +194,7 @@ fn tool_def(
         description_dynamic: false,
         input_schema: f.schema.cloned(),
         strict: f.strict,
-        annotations: node.get("annotations").filter(|a| a.is_object()).cloned(),
+        extras: extras(node),
         format: f.format,
         file: Arc::clone(file),
         span: node.span,
@@ -207,6 +207,23 @@ fn tool_def(
             SchemaKind::JsonSchema
         },
         group,
+    })
+}
+
+/// Members of a definition that clients read besides its name,
+/// description and input schema: they are part of the tool surface.
+const EXTRA_MEMBERS: &[&str] = &["title", "annotations", "_meta", "outputSchema", "strict"];
+
+fn extras(node: &Node) -> Option<Node> {
+    let members: Vec<Member> = node
+        .members()?
+        .iter()
+        .filter(|m| EXTRA_MEMBERS.contains(&m.key.as_str()))
+        .cloned()
+        .collect();
+    (!members.is_empty()).then_some(Node {
+        span: node.span,
+        kind: NodeKind::Object(members),
     })
 }
 

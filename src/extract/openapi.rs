@@ -93,7 +93,7 @@ pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolD
                 literal_list: None,
                 names_mapped: false,
                 strict: None,
-                annotations: None,
+                extras: None,
                 format: ToolFormat::OpenApi,
                 file: Arc::clone(file),
                 // From the method, which is where a missing name is reported.

@@ -220,9 +220,10 @@ pub struct ToolDef {
     pub intake: Option<Intake>,
     /// `strict: true` on the definition (OpenAI / Anthropic strict mode).
     pub strict: Option<bool>,
-    /// MCP `annotations` (`readOnlyHint`, `destructiveHint`, ..) as written
-    /// in a manifest; part of the surface snapshot.
-    pub annotations: Option<Node>,
+    /// Other members of a manifest's definition that clients read (MCP
+    /// `title`, `annotations`, `_meta`, `outputSchema`; `strict`), as an
+    /// object of those written; part of the surface snapshot.
+    pub extras: Option<Node>,
     pub format: ToolFormat,
     pub file: Arc<SourceFile>,
     /// The whole definition.

@@ -14,11 +14,12 @@ pub struct ToolSurfaceDrift;
 impl Rule for ToolSurfaceDrift {
     fn check_surface(&self, _cx: &Context, s: &SurfaceView, out: &mut Vec<Diagnostic>) {
         let Some(snapshot) = s.snapshot else { return };
-        for c in s.changes {
+        // A tool that only moved to another file offers the model the same
+        // thing: `surface --check` lists the move, the scan does not (its
+        // other changes are reported on their own).
+        for c in s.changes.iter().filter(|c| c.kind != ChangeKind::ToolMoved) {
             let severity = if c.breaking {
                 Severity::Error
-            } else if c.kind == ChangeKind::ToolMoved {
-                Severity::Note
             } else {
                 Severity::Warning
             };

@@ -417,7 +417,8 @@ impl<'a> Analyzer<'a> {
         let args_type = self.facts.impls[id]
             .assoc_types
             .iter()
-            .find(|(n, _, _)| ARGS_TYPES.contains(&n.as_str()))
+            // `type Args = ..`, also `type RequestArgs = ..` by its head noun.
+            .find(|(n, _, _)| ARGS_TYPES.contains(&last_camel_word(n)))
             .map(|(_, t, s)| (type_name(t).to_string(), *s));
         for t in &mut self.facts.tools[tools_before..] {
             if t.args_type.is_none() {
@@ -438,6 +439,18 @@ impl<'a> Analyzer<'a> {
         node: TsNode,
         args_type: Option<(String, Span)>,
     ) {
+        // A blanket impl (`impl<T: Tool> DynTool for T { fn name() { T::NAME
+        // } }`) serves the tools of the trait's impls; it is none itself.
+        let self_type = &self.facts.impls[id].self_type;
+        if field(node, "type_parameters").is_some_and(|tp| {
+            let mut c = tp.walk();
+            tp.named_children(&mut c).any(|p| {
+                let name = field(p, "name").unwrap_or(p);
+                text(name, self.src) == self_type
+            })
+        }) {
+            return;
+        }
         // The impl's methods and consts were recorded just before, in a row.
         let fns: Vec<&FnFact> = self.facts.fns[fns_from..]
             .iter()
@@ -460,16 +473,24 @@ impl<'a> Analyzer<'a> {
             .find(|f| SCHEMA_METHODS.contains(&f.name.as_str()))
             .and_then(|f| f.returns_schema.clone())
             .or_else(|| args_type.clone().map(|(t, s)| SchemaExpr::Type(t, s)));
+        // `fn description()`, else `const DESCRIPTION` (a trait whose
+        // blanket impl returns `T::DESCRIPTION`).
+        let description_const = self.facts.consts[consts_from..]
+            .iter()
+            .find(|c| c.impl_id == Some(id) && c.name == "DESCRIPTION")
+            .map(|c| c.value.clone());
         let description = fns
             .iter()
             .find(|f| f.name == "description")
-            .map(|f| f.returns.clone());
+            .map(|f| f.returns.clone())
+            .or(description_const);
         // A `name()` alone is not a tool (evaluations, plugins, providers
         // and database tables have names too): it takes a description or a
         // schema, and a method that runs it or a tool-like type or trait.
-        let described = fns
-            .iter()
-            .any(|f| f.name == "description" || SCHEMA_METHODS.contains(&f.name.as_str()));
+        let described = description.is_some()
+            || fns
+                .iter()
+                .any(|f| SCHEMA_METHODS.contains(&f.name.as_str()));
         let runs = fns.iter().any(|f| CALL_METHODS.contains(&f.name.as_str()));
         let imp = &self.facts.impls[id];
         let tool_named = [

@@ -834,7 +834,7 @@ pub fn link(
                     names_mapped: false,
                     intake: None,
                     strict: decl.strict,
-                    annotations: None,
+                    extras: None,
                     format: decl.format,
                     file: Arc::clone(file),
                     span: decl.span,
@@ -1401,7 +1401,7 @@ fn reference_tool(
             literal_list: None,
             names_mapped: false,
             strict: None,
-            annotations: None,
+            extras: None,
             format: crate::model::ToolFormat::Dispatch,
             span,
             pointer: String::new(),
@@ -1475,12 +1475,28 @@ fn dispatch_handler(idx: &Index, tool: &str) -> Option<FnRef> {
 /// The call-like method of impl `impl_id` of file `f`.
 fn own_call_method(f: &FileFacts, fi: usize, impl_id: Option<usize>) -> Option<FnRef> {
     let id = impl_id?;
-    CALL_METHODS.iter().find_map(|m| {
-        f.fns
-            .iter()
-            .position(|x| x.impl_id == Some(id) && x.name == *m)
-            .map(|index| FnRef { file: fi, index })
-    })
+    CALL_METHODS
+        .iter()
+        .find_map(|m| {
+            f.fns
+                .iter()
+                .position(|x| x.impl_id == Some(id) && x.name == *m)
+                .map(|index| FnRef { file: fi, index })
+        })
+        .or_else(|| {
+            // Else the impl's one method named for running it with a
+            // qualifier (`fn call_rmcp_tool`, `fn execute_tool`).
+            let mut named = f.fns.iter().enumerate().filter(|(_, x)| {
+                x.impl_id == Some(id)
+                    && x.name.split_once('_').is_some_and(|(head, _)| {
+                        ["call", "execute", "run", "invoke", "handle", "exec"].contains(&head)
+                    })
+            });
+            match (named.next(), named.next()) {
+                (Some((index, _)), None) => Some(FnRef { file: fi, index }),
+                _ => None,
+            }
+        })
 }
 
 /// Does function `index` of `f` dispatch on tool names (`match name {

@@ -463,8 +463,10 @@ pub fn inner_type<'a>(ty: &'a str, wrappers: &[&str]) -> Option<&'a str> {
     if !wrappers.contains(&outer) {
         return None;
     }
+    // rustfmt breaks a long path over lines with a trailing comma:
+    // `Parameters<\n    ReadNoteParams,\n>`.
     let inner = ty[open + 1..].strip_suffix('>')?.trim();
-    Some(inner)
+    Some(inner.strip_suffix(',').unwrap_or(inner).trim_end())
 }
 
 #[cfg(test)]
@@ -511,5 +513,9 @@ mod tests {
             Some("a::B")
         );
         assert_eq!(inner_type("Json<X>", &["Parameters"]), None);
+        assert_eq!(
+            inner_type("Parameters<\n    ReadNoteParams,\n>", &["Parameters"]),
+            Some("ReadNoteParams")
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! What changed between the committed snapshot and the surface of this
 //! scan: tools added, removed, renamed or moved, their descriptions,
-//! arguments and annotations, and the members of each profile.
+//! arguments and other members, and the members of each profile.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,7 +33,7 @@ pub enum Part {
     Argument(String),
     /// The input schema as a whole (a removed argument, a nested change).
     Schema,
-    /// The whole definition (annotations).
+    /// The whole definition (`annotations`, `_meta`, ..).
     Definition,
 }
 
@@ -51,7 +51,8 @@ pub enum ChangeKind {
     ArgumentEnum,
     ArgumentDefault,
     ArgumentDescription,
-    Annotations,
+    /// `title`, `annotations`, `_meta`, `outputSchema` or `strict`.
+    Member,
     Schema,
     ProfileEntered,
     ProfileLeft,
@@ -167,7 +168,7 @@ pub fn diff(old: &Loaded, new: &Current) -> Vec<Change> {
         new_left.remove(nk);
     }
     pairs.extend(moved);
-    // 3. Renamed: same group, same description, arguments and annotations.
+    // 3. Renamed: same group, same description, arguments and other members.
     let mut renamed = Vec::new();
     for nk in new_left.clone() {
         let t = get(n, &nk);
@@ -257,7 +258,7 @@ fn at(k: &ToolKey, part: Part) -> At {
 fn same_body(a: &ToolSnap, b: &ToolSnap) -> bool {
     a.description == b.description
         && a.arguments == b.arguments
-        && a.annotations == b.annotations
+        && a.other == b.other
         && (a.description.is_some() || !a.arguments.is_empty())
 }
 
@@ -329,12 +330,22 @@ fn compare(was: &ToolSnap, now: &ToolSnap, k: &ToolKey, out: &mut Vec<Change>) {
             (None, None) => {}
         }
     }
-    if was.annotations != now.annotations {
+    let members: BTreeSet<&String> = was.other.keys().chain(now.other.keys()).collect();
+    for key in members {
+        let (a, b) = (was.other.get(key).cloned(), now.other.get(key).cloned());
+        if a == b {
+            continue;
+        }
+        let what = match (&a, &b) {
+            (None, _) => "added",
+            (_, None) => "removed",
+            _ => "changed",
+        };
         out.push(change(
-            ChangeKind::Annotations,
-            "annotations changed".into(),
-            Some(json(&was.annotations)),
-            Some(json(&now.annotations)),
+            ChangeKind::Member,
+            format!("`{key}` {what}"),
+            Some(json(&a)),
+            Some(json(&b)),
             false,
             Part::Definition,
         ));
@@ -362,14 +373,17 @@ fn compare_arg(
     change: &MakeChange,
     out: &mut Vec<Change>,
 ) {
-    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+    // A type not stated (a `$ref`, a Rust enum whose schema is derived
+    // elsewhere) may be the same values: a change to or from it is shown,
+    // not called breaking.
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "not stated".into());
     if a.ty != b.ty {
         out.push(change(
             ChangeKind::ArgumentType,
             arg("changed type"),
             Some(opt(&a.ty)),
             Some(opt(&b.ty)),
-            true,
+            a.ty.is_some() && b.ty.is_some(),
             part.clone(),
         ));
     }

@@ -104,15 +104,19 @@ pub struct ToolSnap {
     pub defined_in: String,
     pub format: String,
     /// SHA-256 of the whole definition (name, description, input schema
-    /// and annotations, keys sorted): any change shows, summarised or not.
+    /// and the members of `other`, keys sorted): any change shows,
+    /// summarised or not.
     pub hash: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The input schema's top-level properties, summarised.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub arguments: BTreeMap<String, ArgSnap>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<serde_json::Value>,
+    /// Other members of the definition that clients read, as written:
+    /// `title`, `annotations`, `_meta` (an MCP app's `ui.visibility`
+    /// decides whether the model sees the tool), `outputSchema`, `strict`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, serde_json::Value>,
 }
 
 /// One top-level property of an input schema, summarised.
@@ -262,13 +266,22 @@ fn group_of(t: &ToolDef, path: &str, cwd: &Path, base: &Path) -> String {
 
 fn tool_snap(t: &ToolDef, defined_in: String) -> ToolSnap {
     let schema = t.input_schema.as_ref().map(Node::to_json);
-    let annotations = t.annotations.as_ref().map(Node::to_json);
+    let other: BTreeMap<String, serde_json::Value> = t
+        .extras
+        .as_ref()
+        .and_then(Node::members)
+        .map(|m| {
+            m.iter()
+                .map(|m| (m.key.clone(), m.value.to_json()))
+                .collect()
+        })
+        .unwrap_or_default();
     let description = t.description.as_ref().map(|d| d.value.clone());
     let whole = serde_json::json!({
         "name": t.name.value,
         "description": description,
         "inputSchema": schema,
-        "annotations": annotations,
+        "other": other,
     });
     let mut text = String::new();
     canonical(&whole, &mut text);
@@ -285,7 +298,7 @@ fn tool_snap(t: &ToolDef, defined_in: String) -> ToolSnap {
             .as_ref()
             .map(|s| arguments(s, &t.required_names()))
             .unwrap_or_default(),
-        annotations,
+        other,
     }
 }
 

@@ -295,7 +295,7 @@ mod tests {
             hash: String::new(),
             description: None,
             arguments: BTreeMap::new(),
-            annotations: None,
+            other: BTreeMap::new(),
         }
     }
 

@@ -867,3 +867,83 @@ fn tools_in_vec_macros_see_the_functions_locals() {
     let q = serde_json::json!(["q"]);
     assert_eq!(listed, [("fs read", &q, 5), ("fs read", &q, 6)]);
 }
+
+/// rustfmt writes a long `Parameters<..>` path over several lines with a
+/// trailing comma; its argument type is still the tool's schema (a history
+/// replay of a real server lost every argument of the tools so written).
+#[test]
+fn a_parameters_type_broken_over_lines_is_the_tool_schema() {
+    let lib = r#"
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct ReadNoteParams {
+    /// Vault name
+    pub vault: String,
+    pub filename: String,
+}
+pub struct H;
+#[tool_router]
+impl H {
+    #[tool(name = "read-note", description = "Read a note")]
+    fn read_note(
+        &self,
+        rmcp::handler::server::wrapper::Parameters(params): rmcp::handler::server::wrapper::Parameters<
+            ReadNoteParams,
+        >,
+    ) -> String {
+        params.vault + &params.filename
+    }
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(
+        tool(&tools, "read-note")["parameters"],
+        serde_json::json!(["vault", "filename"])
+    );
+}
+
+/// A tool trait of consts and an associated argument type, whose blanket
+/// impl serves each tool (`impl<T: Tool> DynTool for T { fn name() { T::NAME } }`):
+/// each impl is a tool, described by `DESCRIPTION`, typed by `RequestArgs`
+/// and run by its one `call_*` method.
+#[test]
+fn a_tool_trait_of_consts_declares_tools() {
+    let lib = r#"
+pub trait Tool {
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    type RequestArgs: serde::de::DeserializeOwned + schemars::JsonSchema;
+    fn call_rmcp_tool(&self, request: Self::RequestArgs) -> Result<String, String>;
+}
+pub trait DynTool {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> &'static str;
+}
+impl<T: Tool> DynTool for T {
+    fn name(&self) -> &'static str { T::NAME }
+    fn description(&self) -> &'static str { T::DESCRIPTION }
+}
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct CargoSearchRequest {
+    /// What to search for
+    pub query: String,
+    pub limit: Option<u32>,
+}
+pub struct CargoSearchTool;
+impl Tool for CargoSearchTool {
+    const NAME: &'static str = "cargo-search";
+    const DESCRIPTION: &'static str = "Search packages in the registry.";
+    type RequestArgs = CargoSearchRequest;
+    fn call_rmcp_tool(&self, request: Self::RequestArgs) -> Result<String, String> {
+        Ok(format!("{} {:?}", request.query, request.limit))
+    }
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let tools = tools_json(dir.path());
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    let t = tool(&tools, "cargo-search");
+    assert_eq!(t["description"], "Search packages in the registry.");
+    assert_eq!(t["parameters"], serde_json::json!(["query", "limit"]));
+    assert_eq!(t["handler"]["function"], "call_rmcp_tool");
+}

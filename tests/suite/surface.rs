@@ -316,3 +316,52 @@ fn a_scan_of_a_subfolder_reports_no_tool_outside_it_as_removed() {
     assert!(only_b.contains("tool `b`: tool removed"), "{only_b}");
     assert!(only_b.contains("tool `b`: left profile `all`"), "{only_b}");
 }
+
+#[test]
+fn members_clients_read_are_part_of_the_surface() {
+    // An MCP app tool hidden from the model by `_meta.ui.visibility` (a
+    // change github-mcp-server's own tool snapshots record), and a new title.
+    let tool = |visibility: &str, title: &str| {
+        format!(
+            r#"{{"tools": [{{"name": "get_me", "title": "{title}", "description": "Who am I.",
+               "_meta": {{"ui": {{"visibility": [{visibility}]}}}},
+               "inputSchema": {{"type": "object", "properties": {{}}}}}}]}}"#
+        )
+    };
+    let tree = write_tree(&[("tools.json", &tool(r#""model", "app""#, "Me"))]);
+    let run = |args: &[&str]| bin().current_dir(tree.path()).args(args).output().unwrap();
+    assert_eq!(run(&["surface", "--write"]).status.code(), Some(0));
+    std::fs::write(
+        tree.path().join("tools.json"),
+        tool(r#""app""#, "Me, myself"),
+    )
+    .unwrap();
+    let said = stdout(&run(&["scan", "--select", "P101"]));
+    assert!(said.contains("tool `get_me`: `_meta` changed"), "{said}");
+    assert!(
+        said.contains(r#"now: {"ui":{"visibility":["app"]}}"#),
+        "{said}"
+    );
+    assert!(said.contains("tool `get_me`: `title` changed"), "{said}");
+}
+
+#[test]
+fn a_tool_moved_to_another_file_is_listed_by_check_not_reported_by_scan() {
+    let tool = r#"{"tools": [{"name": "a", "description": "Does a.", "input_schema": {"type": "object"}}]}"#;
+    let tree = write_tree(&[("old/tools.json", tool)]);
+    let run = |args: &[&str]| bin().current_dir(tree.path()).args(args).output().unwrap();
+    assert_eq!(run(&["surface", "--write"]).status.code(), Some(0));
+    std::fs::remove_file(tree.path().join("old/tools.json")).unwrap();
+    std::fs::create_dir(tree.path().join("new")).unwrap();
+    std::fs::write(tree.path().join("new/tools.json"), tool).unwrap();
+    let scan = run(&["scan", "--select", "P"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stdout(&scan));
+    let check = run(&["surface", "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stdout(&check)
+            .contains("~ new/tools.json#/tools: `a` moved from group `old/tools.json#/tools`"),
+        "{}",
+        stdout(&check)
+    );
+}
