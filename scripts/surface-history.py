@@ -4,12 +4,11 @@ each commit, writes the snapshot of its parent and scans the commit with
 the P rules, so every P101 finding can be checked against what the commit
 really changed.
 
-    python3 scripts/surface-history.py GIT_DIR [--commits N] [--path SUBDIR]
-        [--bin PATH] [--truth GLOB] [--rev REV]
+    python3 scripts/surface-history.py GIT_DIR [--commits N] [--bin PATH]
+        [--truth GLOB] [--rev REV]
 
 GIT_DIR is a (bare) git repository. The last N first-parent commits of REV
-(default HEAD) that have a parent are replayed; with --path only that
-folder of each tree is extracted and scanned. With --truth GLOB (a glob of
+(default HEAD) that have a parent are replayed. With --truth GLOB (a glob of
 files that each define one tool, such as github-mcp-server's
 `pkg/github/__toolsnaps__/*.snap`), the tools (by the `name` in the file)
 whose file the commit added, changed or deleted, other than by
@@ -26,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recall import extract_blobs  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -33,35 +35,15 @@ def git(git_dir, *args):
     return subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True, check=True).stdout
 
 
-def extract(git_dir, commit, path, out):
+def extract(git_dir, commit, out):
     os.makedirs(out, exist_ok=True)
-    archive = subprocess.run(
-        ["git", "--git-dir", git_dir, "archive", "--format=tar", commit, *([path] if path else [])],
-        capture_output=True,
-    )
+    archive = subprocess.run(["git", "--git-dir", git_dir, "archive", "--format=tar", commit], capture_output=True)
     if archive.returncode == 0:
         subprocess.run(["tar", "-x", "-C", out], input=archive.stdout, check=True)
-        return True
-    # A snapshot without its largest blobs: extract file by file.
-    listing = subprocess.run(
-        ["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", commit, *([path] if path else [])],
-        capture_output=True,
-    )
-    if listing.returncode != 0 or not listing.stdout:
-        return False
-    for entry in filter(None, listing.stdout.split(b"\0")):
-        meta, name = entry.split(b"\t", 1)
-        _mode, kind, sha = meta.split()
-        if kind != b"blob":
-            continue
-        blob = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "blob", sha], capture_output=True)
-        if blob.returncode != 0:
-            continue
-        dest = os.path.join(out, os.fsdecode(name))
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        with open(dest, "wb") as f:
-            f.write(blob.stdout)
-    return True
+    else:
+        # A snapshot without its largest blobs: extract file by file.
+        extract_blobs(git_dir, commit, out)
+    return bool(os.listdir(out))
 
 
 def tool_name(git_dir, commit, path):
@@ -81,7 +63,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("git_dir")
     ap.add_argument("--commits", type=int, default=20)
-    ap.add_argument("--path", default="")
     ap.add_argument("--rev", default="HEAD")
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "toolaudit"))
     ap.add_argument("--truth", help="glob of one-tool files whose changes are the ground truth")
@@ -95,8 +76,8 @@ def main():
         parent = parents[0]
         with tempfile.TemporaryDirectory() as tmp:
             before, after = os.path.join(tmp, "before"), os.path.join(tmp, "after")
-            if not (extract(a.git_dir, parent, a.path, before) and extract(a.git_dir, commit, a.path, after)):
-                print(f"{commit[:10]}: {a.path or 'tree'} missing, skipped")
+            if not (extract(a.git_dir, parent, before) and extract(a.git_dir, commit, after)):
+                print(f"{commit[:10]}: tree missing, skipped")
                 continue
             snap = os.path.join(tmp, "toolaudit.surface.json")
             subprocess.run(
