@@ -51,6 +51,8 @@ pub enum ChangeKind {
     ArgumentEnum,
     ArgumentDefault,
     ArgumentDescription,
+    /// Inside an argument: nested properties, `items`, constraints.
+    ArgumentSchema,
     /// `title`, `annotations`, `_meta`, `outputSchema` or `strict`.
     Member,
     Schema,
@@ -350,10 +352,13 @@ fn compare(was: &ToolSnap, now: &ToolSnap, k: &ToolKey, out: &mut Vec<Change>) {
             Part::Definition,
         ));
     }
-    if out.len() == start && was.hash != now.hash {
+    // The root's other keywords (`additionalProperties`, `$defs`), or a
+    // changed hash that nothing above explains.
+    let rest_changed = was.schema_rest != now.schema_rest;
+    if rest_changed || (out.len() == start && was.hash != now.hash) {
         out.push(change(
             ChangeKind::Schema,
-            "input schema changed (nested properties, constraints or other keywords)".into(),
+            "input schema changed outside its arguments (root keywords such as `additionalProperties` or `$defs`)".into(),
             None,
             None,
             false,
@@ -435,6 +440,16 @@ fn compare_arg(
             arg("default changed"),
             Some(json(&a.default)),
             Some(json(&b.default)),
+            false,
+            part.clone(),
+        ));
+    }
+    if a.rest != b.rest {
+        out.push(change(
+            ChangeKind::ArgumentSchema,
+            arg("changed inside (nested properties, items or constraints such as `maximum`)"),
+            None,
+            None,
             false,
             part.clone(),
         ));

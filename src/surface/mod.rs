@@ -107,6 +107,10 @@ pub struct ToolSnap {
     /// and the members of `other`, keys sorted): any change shows,
     /// summarised or not.
     pub hash: String,
+    /// SHA-256 of the input schema without `properties` and `required`
+    /// (root keywords such as `additionalProperties`, `$defs`, `anyOf`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_rest: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The input schema's top-level properties, summarised.
@@ -133,6 +137,10 @@ pub struct ArgSnap {
     pub default: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// SHA-256 of the rest of the property's schema (nested properties,
+    /// `items`, constraints such as `maximum` or `pattern`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest: Option<String>,
 }
 
 /// The surface of this scan: the snapshot it would write, and for each
@@ -283,15 +291,18 @@ fn tool_snap(t: &ToolDef, defined_in: String) -> ToolSnap {
         "inputSchema": schema,
         "other": other,
     });
-    let mut text = String::new();
-    canonical(&whole, &mut text);
-    let hash = Sha256::digest(text.as_bytes());
-    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
     ToolSnap {
         name: t.name.value.clone(),
         defined_in,
         format: t.format.as_str().to_string(),
-        hash: format!("sha256:{hex}"),
+        hash: sha256(&whole),
+        schema_rest: schema.map(|mut s| {
+            if let Some(obj) = s.as_object_mut() {
+                obj.remove("properties");
+                obj.remove("required");
+            }
+            sha256(&s)
+        }),
         description,
         arguments: t
             .input_schema
@@ -300,6 +311,26 @@ fn tool_snap(t: &ToolDef, defined_in: String) -> ToolSnap {
             .unwrap_or_default(),
         other,
     }
+}
+
+/// `sha256:` and the hex SHA-256 of `v`'s canonical text.
+fn sha256(v: &serde_json::Value) -> String {
+    let mut text = String::new();
+    canonical(v, &mut text);
+    let hash = Sha256::digest(text.as_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The hash of a property's schema without what [`ArgSnap`] summarises,
+/// when anything is left: nested properties, items, constraints.
+fn property_rest(p: &Node) -> Option<String> {
+    let mut v = p.to_json();
+    let obj = v.as_object_mut()?;
+    for key in ["type", "enum", "default", "description"] {
+        obj.remove(key);
+    }
+    (!obj.is_empty()).then(|| sha256(&v))
 }
 
 fn arguments(schema: &Node, required: &[&str]) -> BTreeMap<String, ArgSnap> {
@@ -330,6 +361,7 @@ fn arguments(schema: &Node, required: &[&str]) -> BTreeMap<String, ArgSnap> {
                     .get("description")
                     .and_then(Node::as_str)
                     .map(String::from),
+                rest: property_rest(p),
             };
             (m.key.clone(), snap)
         })

@@ -293,6 +293,7 @@ mod tests {
             defined_in: defined_in.into(),
             format: "mcp".into(),
             hash: String::new(),
+            schema_rest: None,
             description: None,
             arguments: BTreeMap::new(),
             other: BTreeMap::new(),

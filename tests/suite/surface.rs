@@ -84,7 +84,7 @@ fn each_change_is_found_where_it_is() {
             "P101",
             "tool `schedule_task`: tool removed"
         ),
-        ("toolaudit.surface.json".into(), 69)
+        ("toolaudit.surface.json".into(), 74)
     );
 }
 
@@ -364,4 +364,31 @@ fn a_tool_moved_to_another_file_is_listed_by_check_not_reported_by_scan() {
         "{}",
         stdout(&check)
     );
+}
+
+#[test]
+fn a_nested_change_is_reported_beside_a_description_change() {
+    // A description and a nested constraint change in one commit: both are
+    // reported (a held-out replay found the nested one hidden by the other).
+    let tool = |description: &str, max: u32| {
+        format!(
+            r#"{{"tools": [{{"name": "plan", "description": "{description}", "input_schema": {{"type": "object",
+               "properties": {{"steps": {{"type": "array", "maxItems": {max}, "items": {{"type": "string"}}}}}}}}}}]}}"#
+        )
+    };
+    let tree = write_tree(&[("tools.json", &tool("Make a plan.", 10))]);
+    let run = |args: &[&str]| bin().current_dir(tree.path()).args(args).output().unwrap();
+    assert_eq!(run(&["surface", "--write"]).status.code(), Some(0));
+    std::fs::write(
+        tree.path().join("tools.json"),
+        tool("Make a short plan.", 5),
+    )
+    .unwrap();
+    let said = stdout(&run(&["scan", "--select", "P101"]));
+    assert!(said.contains("tool `plan`: description changed"), "{said}");
+    assert!(
+        said.contains("tool `plan`: argument `steps` changed inside"),
+        "{said}"
+    );
+    assert!(!said.contains("outside its arguments"), "{said}");
 }
