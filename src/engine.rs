@@ -71,6 +71,8 @@ pub struct ScanOptions {
 pub struct Scan {
     /// Files that were read and parsed.
     pub files_scanned: usize,
+    /// Those files, in walk order.
+    pub read: Vec<PathBuf>,
     pub tools: Vec<ToolDef>,
     pub diagnostics: Vec<Diagnostic>,
     pub notifications: Vec<Notification>,
@@ -232,7 +234,14 @@ pub fn scan_with_progress(
     });
     drop(groups);
     diagnostics.extend(group_findings);
-    let surface = check_surface(opts, &cx, &tools, &mut diagnostics, &mut notifications)?;
+    let surface = check_surface(
+        opts,
+        &cx,
+        &tools,
+        &read,
+        &mut diagnostics,
+        &mut notifications,
+    )?;
     for d in &mut diagnostics {
         if let Some(&s) = opts.severity.get(d.code) {
             d.severity = s;
@@ -251,8 +260,10 @@ pub fn scan_with_progress(
     );
     notifications.extend(unused);
     notifications.sort();
+    let read = read.into_iter().map(Path::to_path_buf).collect();
     Ok(Scan {
         files_scanned,
+        read,
         tools,
         diagnostics,
         notifications,
@@ -272,6 +283,7 @@ fn check_surface(
     opts: &ScanOptions,
     cx: &Context,
     tools: &[ToolDef],
+    read: &[&Path],
     diagnostics: &mut Vec<Diagnostic>,
     notifications: &mut Vec<Notification>,
 ) -> Result<Option<surface::Outcome>, Error> {
@@ -294,7 +306,7 @@ fn check_surface(
     if loaded.is_none() && opts.surface.profiles.is_empty() {
         return Ok(None);
     }
-    let current = surface::build(tools, &opts.surface, &opts.walk.paths);
+    let current = surface::build(tools, &opts.surface, read);
     for (profile, what) in &current.unmatched {
         notifications.push(Notification {
             level: Severity::Warning,
@@ -664,6 +676,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
     let n = diagnostics.len();
     let scan = Scan {
         files_scanned: 1,
+        read: Vec::new(),
         tools,
         diagnostics,
         notifications: out.notifications,

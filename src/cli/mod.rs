@@ -504,7 +504,8 @@ fn surface(args: SurfaceArgs) -> Result<u8> {
         .path
         .clone()
         .unwrap_or_else(|| std::path::PathBuf::from(crate::surface::FILE_NAME));
-    let current = crate::surface::build(&result.tools, &opts.surface, &opts.walk.paths);
+    let read: Vec<&Path> = result.read.iter().map(|p| p.as_path()).collect();
+    let current = crate::surface::build(&result.tools, &opts.surface, &read);
     for (profile, what) in &current.unmatched {
         eprintln!("toolaudit: warning: profile `{profile}`: {what} matches no tool");
     }

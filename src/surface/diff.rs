@@ -106,8 +106,8 @@ pub fn diff(old: &Loaded, new: &Current) -> Vec<Change> {
             .flat_map(|(g, l)| (0..l.len()).map(move |i| (g.clone(), i)))
             .collect()
     };
-    // Tools recorded in files this scan did not look at (a scan of a
-    // subfolder) are neither removed nor compared.
+    // Tools recorded in files this scan did not read (a scan of a
+    // subfolder, an excluded file) are neither removed nor compared.
     let mut old_left: BTreeSet<ToolKey> = keys(o)
         .into_iter()
         .filter(|k| new.in_scope(&o.groups[&k.0][k.1].defined_in))

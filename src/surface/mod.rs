@@ -12,7 +12,7 @@
 mod diff;
 mod profile;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -153,10 +153,10 @@ pub struct Current<'a> {
     pub members: BTreeMap<String, Members>,
     /// Include patterns that matched no tool: `(profile, pattern)`.
     pub unmatched: Vec<(String, String)>,
-    /// The scanned paths, relative to the project's folder (`""` for the
-    /// folder itself): a recorded tool defined outside them was not looked
-    /// for, so it is not reported as removed.
-    pub scope: Vec<String>,
+    /// The files this scan read, relative to the project's folder.
+    pub read: BTreeSet<String>,
+    /// The project's folder.
+    pub base: PathBuf,
 }
 
 impl Current<'_> {
@@ -168,31 +168,23 @@ impl Current<'_> {
         self.snapshot.groups.get(group)?.get(index)
     }
 
-    /// Was a tool defined in `defined_in` (relative to the project) looked
-    /// for by this scan?
+    /// Was a tool recorded in `defined_in` (relative to the project)
+    /// looked for by this scan? Yes when the scan read that file, or the
+    /// file is gone; not when it exists unread (outside the scanned
+    /// folder, excluded, ignored, over the size cap).
     pub fn in_scope(&self, defined_in: &str) -> bool {
-        self.scope.iter().any(|root| {
-            root.is_empty()
-                || defined_in == root
-                || defined_in
-                    .strip_prefix(root.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
+        self.read.contains(defined_in) || !self.base.join(defined_in).exists()
     }
 }
 
 /// The surface of `tools` (declared ones: a tool this code only dispatches
-/// is declared elsewhere) found by a scan of `scanned` (no path: `.`),
-/// with paths relative to the project's folder.
-pub fn build<'a>(tools: &'a [ToolDef], opts: &SurfaceOptions, scanned: &[PathBuf]) -> Current<'a> {
+/// is declared elsewhere) found by a scan that read the files `read`, with
+/// paths relative to the project's folder.
+pub fn build<'a>(tools: &'a [ToolDef], opts: &SurfaceOptions, read: &[&Path]) -> Current<'a> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let base = &opts.base();
     let profiles = &opts.profiles;
-    let scope = if scanned.is_empty() {
-        vec![relative(Path::new("."), &cwd, base)]
-    } else {
-        scanned.iter().map(|p| relative(p, &cwd, base)).collect()
-    };
+    let read = read.iter().map(|p| relative(p, &cwd, base)).collect();
     let mut grouped: BTreeMap<String, Vec<(ToolSnap, &ToolDef)>> = BTreeMap::new();
     for t in tools.iter().filter(|t| !t.format.is_reference()) {
         let path = relative(&t.file.path, &cwd, base);
@@ -232,7 +224,8 @@ pub fn build<'a>(tools: &'a [ToolDef], opts: &SurfaceOptions, scanned: &[PathBuf
         defs,
         members: resolved.members,
         unmatched: resolved.unmatched,
-        scope,
+        read,
+        base: base.clone(),
     }
 }
 

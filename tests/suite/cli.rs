@@ -248,7 +248,7 @@ fn tools_lists_the_inventory() {
         .stdout(contains("fs.list").and(contains("mcp-gateway/tools-list.json:7:17")))
         .stdout(contains("web.search").and(contains("openai-chat")))
         .stdout(contains("path, recursive"))
-        .stdout(contains("24 tools in 8 files (14 files scanned)."));
+        .stdout(contains("24 tools in 8 files (15 files scanned)."));
     let out = bin()
         .args(["tools", "examples", "--format", "json"])
         .assert()

@@ -392,3 +392,20 @@ fn a_nested_change_is_reported_beside_a_description_change() {
     );
     assert!(!said.contains("outside its arguments"), "{said}");
 }
+
+#[test]
+fn an_excluded_file_is_not_compared_but_a_deleted_one_is_removed() {
+    let tool = |name: &str| {
+        format!(
+            r#"{{"tools": [{{"name": "{name}", "description": "Does it.", "input_schema": {{"type": "object"}}}}]}}"#
+        )
+    };
+    let tree = write_tree(&[("a/tools.json", &tool("a")), ("b/tools.json", &tool("b"))]);
+    let run = |args: &[&str]| bin().current_dir(tree.path()).args(args).output().unwrap();
+    assert_eq!(run(&["surface", "--write"]).status.code(), Some(0));
+    let excluded = run(&["scan", "--select", "P", "--exclude", "b"]);
+    assert_eq!(excluded.status.code(), Some(0), "{}", stdout(&excluded));
+    std::fs::remove_file(tree.path().join("b/tools.json")).unwrap();
+    let said = stdout(&run(&["scan", "--select", "P", "--exclude", "b"]));
+    assert!(said.contains("tool `b`: tool removed"), "{said}");
+}
