@@ -106,6 +106,9 @@ pub enum SkipReason {
     /// A Rust file under a crate's `src/` that no `mod` declaration
     /// reaches: the compiler never sees it (read, but not analysed).
     NotCompiled,
+    /// A manifest named as a backup copy (`tools.json.old.json`,
+    /// `spec_v1_backup.json`, `tools.bak.yaml`): no server loads it.
+    Backup,
 }
 
 impl SkipReason {
@@ -118,6 +121,9 @@ impl SkipReason {
             SkipReason::Special => "not a regular file (FIFO, socket or device)".into(),
             SkipReason::NotCompiled => {
                 "a Rust file no `mod` declaration reaches, so the crate does not compile it".into()
+            }
+            SkipReason::Backup => {
+                "named as a backup copy (`.old`, `.bak`, `.orig`, `_backup`), which no server loads; name it on the command line to read it".into()
             }
         }
     }
@@ -361,6 +367,12 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
                         .is_some_and(|d| TEST_DIRS.contains(&d))
                 });
             match FileKind::of(&path) {
+                Some(kind) if !explicit && kind != FileKind::Rust && is_backup_copy(&path) => {
+                    g.skipped.push(Skipped {
+                        path: display_path(&path),
+                        reason: SkipReason::Backup,
+                    });
+                }
                 Some(kind) => g.candidates.push(Candidate {
                     path,
                     kind,
@@ -525,6 +537,22 @@ fn walk_error(err: ignore::Error) -> Notification {
 
 /// How a path is shown: relative to the working directory, `/`-separated,
 /// without a leading `./`.
+/// A manifest whose name marks it as a backup copy of another:
+/// `tools.json.old.json`, `tools.old.json`, `spec_v1_backup.json`,
+/// `tools.bak.yaml`, `tools.orig.json`.
+pub fn is_backup_copy(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
+    [
+        ".old", "_old", "-old", ".bak", "_bak", "-bak", ".orig", ".backup", "_backup", "-backup",
+    ]
+    .iter()
+    .any(|end| stem.ends_with(end))
+}
+
 pub fn display_path(path: &Path) -> String {
     let rel = std::env::current_dir()
         .ok()
@@ -536,4 +564,32 @@ pub fn display_path(path: &Path) -> String {
         s = rest;
     }
     s.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backup_copies_by_name() {
+        for name in [
+            "legifrance_legi.json.old.json",
+            "tools.old.json",
+            "spec_v1_backup.json",
+            "tools.bak.yaml",
+            "tools.orig.json",
+            "Tools-Backup.JSON",
+        ] {
+            assert!(is_backup_copy(Path::new(name)), "{name}");
+        }
+        for name in [
+            "tools.json",
+            "backup-tools.json",
+            "backup_server.yaml",
+            "golden.json",
+            "bold.json",
+        ] {
+            assert!(!is_backup_copy(Path::new(name)), "{name}");
+        }
+    }
 }

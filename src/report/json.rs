@@ -33,6 +33,7 @@ fn not_read_counts(r: &Report) -> Value {
             SkipReason::Symlink => "symlink".into(),
             SkipReason::Special => "special".into(),
             SkipReason::NotCompiled => "not_compiled".into(),
+            SkipReason::Backup => "backup".into(),
         };
         let n = m.entry(key).or_insert(json!(0));
         *n = json!(n.as_u64().unwrap_or(0) + 1);

@@ -284,6 +284,7 @@ pub fn not_read(scan: &Scan) -> Vec<String> {
                     "{} that no `mod` declaration reaches (not compiled)",
                     plural(*n, "Rust file")
                 ),
+                SkipReason::Backup => format!("{} named as backup copies", plural(*n, "file")),
                 SkipReason::Language(_) => unreachable!("counted above"),
             })
             .collect();

@@ -409,3 +409,45 @@ fn an_excluded_file_is_not_compared_but_a_deleted_one_is_removed() {
     let said = stdout(&run(&["scan", "--select", "P", "--exclude", "b"]));
     assert!(said.contains("tool `b`: tool removed"), "{said}");
 }
+
+#[test]
+fn a_backup_copy_of_a_tool_list_is_not_part_of_the_surface() {
+    // A held-out replay's false P101 findings: a `*.json.old.json` backup
+    // beside the live list, which no server loads.
+    let list = r#"{"tools": [{"name": "legi", "description": "Search the law.", "input_schema": {"type": "object"}}]}"#;
+    let tree = write_tree(&[
+        ("tools/legi.json", list),
+        ("tools/legi.json.old.json", list),
+    ]);
+    let out = bin()
+        .current_dir(tree.path())
+        .args(["tools", "."])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("1 tool in 1 file"),
+        "{}",
+        stdout(&out)
+    );
+    let scan = bin()
+        .current_dir(tree.path())
+        .args(["scan", "."])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&scan).contains("1 file named as backup copies"),
+        "{}",
+        stdout(&scan)
+    );
+    // Named on the command line, it is read.
+    let named = bin()
+        .current_dir(tree.path())
+        .args(["tools", "tools/legi.json.old.json"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&named).contains("1 tool in 1 file"),
+        "{}",
+        stdout(&named)
+    );
+}
