@@ -360,6 +360,39 @@ impl<'a> Index<'a> {
 
     /// The schema node, the file its spans point into, and whether it was
     /// derived from a type (with that type).
+    /// A `"description": NO_RUN_DESC` in a `json!` schema: the constant's
+    /// text when it is a literal, so the description is known (a bound it
+    /// states, a change of it), not a run-time value.
+    fn fill_descriptions(&self, n: &mut Node, file: usize, impl_id: Option<usize>, depth: usize) {
+        if depth > crate::syntax::MAX_DEPTH {
+            return;
+        }
+        match &mut n.kind {
+            NodeKind::Object(members) => {
+                for m in members {
+                    if m.key == "description"
+                        && let NodeKind::Opaque(text) = &m.value.kind
+                        && let e @ ValueExpr::Const(..) =
+                            super::values::value_from_text(text, m.value.span)
+                        && let Some(name) = self.resolve_name(&e, file, impl_id, 0)
+                        && name.holes.is_empty()
+                        && name.alternatives.is_empty()
+                    {
+                        m.value.kind = NodeKind::String(name.value);
+                    } else {
+                        self.fill_descriptions(&mut m.value, file, impl_id, depth + 1);
+                    }
+                }
+            }
+            NodeKind::Array(items) => {
+                for i in items {
+                    self.fill_descriptions(i, file, impl_id, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn resolve_schema(
         &self,
         e: &SchemaExpr,
@@ -371,7 +404,11 @@ impl<'a> Index<'a> {
             return None;
         }
         match e {
-            SchemaExpr::Json(n) => Some((n.clone(), file, None)),
+            SchemaExpr::Json(n) => {
+                let mut n = n.clone();
+                self.fill_descriptions(&mut n, file, impl_id, 0);
+                Some((n, file, None))
+            }
             SchemaExpr::Type(t, _) | SchemaExpr::Schemars(t, _) => {
                 let s = self.find_struct(t, file)?;
                 let st = &self.files[s.0].structs[s.1];

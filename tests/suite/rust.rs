@@ -947,3 +947,35 @@ impl Tool for CargoSearchTool {
     assert_eq!(t["parameters"], serde_json::json!(["query", "limit"]));
     assert_eq!(t["handler"]["function"], "call_rmcp_tool");
 }
+
+/// `"description": NO_RUN_DESC` in a `json!` schema is the constant's text:
+/// a change to it is a change of the tool's surface, and a bound it states
+/// is documented.
+#[test]
+fn a_description_constant_in_a_json_schema_is_its_text() {
+    let lib = r#"
+const NO_RUN_DESC: &str = "If true, compile the tests but do not run them.";
+pub fn tools() -> serde_json::Value {
+    serde_json::json!([{
+        "name": "cargo_test",
+        "description": "Run the tests",
+        "inputSchema": {
+            "type": "object",
+            "properties": { "no_run": { "type": "boolean", "description": NO_RUN_DESC } }
+        }
+    }])
+}
+"#;
+    let dir = crate_with(&[("src/lib.rs", lib)]);
+    let out = bin()
+        .arg("surface")
+        .arg(dir.path())
+        .arg("--no-config")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(r#""description": "If true, compile the tests but do not run them.""#),
+        "{text}"
+    );
+}
