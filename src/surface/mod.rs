@@ -151,7 +151,8 @@ pub struct Current<'a> {
     pub defs: BTreeMap<ToolKey, &'a ToolDef>,
     /// Each profile's members, `(group, index)`, with how each entered.
     pub members: BTreeMap<String, Members>,
-    /// Include patterns that matched no tool: `(profile, pattern)`.
+    /// `include` and `groups` patterns that matched no tool: `(profile,
+    /// pattern)`.
     pub unmatched: Vec<(String, String)>,
     /// The files this scan read, relative to the project's folder.
     pub read: BTreeSet<String>,
@@ -229,8 +230,8 @@ pub fn build<'a>(tools: &'a [ToolDef], opts: &SurfaceOptions, read: &[&Path]) ->
     }
 }
 
-/// `path` relative to `base` with `/` separators; as displayed when it
-/// lies outside `base`.
+/// `path` relative to `base` with `/` separators; absolute when it lies
+/// outside `base`.
 fn relative(path: &Path, cwd: &Path, base: &Path) -> String {
     let abs = crate::source::normalize(&cwd.join(path));
     match abs.strip_prefix(base) {
