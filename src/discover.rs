@@ -535,8 +535,6 @@ fn walk_error(err: ignore::Error) -> Notification {
     }
 }
 
-/// How a path is shown: relative to the working directory, `/`-separated,
-/// without a leading `./`.
 /// A manifest whose name marks it as a backup copy of another:
 /// `tools.json.old.json`, `tools.old.json`, `spec_v1_backup.json`,
 /// `tools.bak.yaml`, `tools.orig.json`.
@@ -553,6 +551,8 @@ pub fn is_backup_copy(path: &Path) -> bool {
     .any(|end| stem.ends_with(end))
 }
 
+/// How a path is shown: relative to the working directory, `/`-separated,
+/// without a leading `./`.
 pub fn display_path(path: &Path) -> String {
     let rel = std::env::current_dir()
         .ok()

@@ -307,14 +307,12 @@ fn check_surface(
         return Ok(None);
     }
     let current = surface::build(tools, &opts.surface, read);
-    for (profile, what) in &current.unmatched {
-        notifications.push(Notification {
-            level: Severity::Warning,
-            path: None,
-            line: None,
-            message: format!("profile `{profile}`: {what} matches no tool"),
-        });
-    }
+    notifications.extend(current.unmatched_warnings().map(|message| Notification {
+        level: Severity::Warning,
+        path: None,
+        line: None,
+        message,
+    }));
     let changes = loaded
         .as_ref()
         .map(|l| surface::diff(l, &current))

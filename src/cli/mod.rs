@@ -506,8 +506,8 @@ fn surface(args: SurfaceArgs) -> Result<u8> {
         .unwrap_or_else(|| std::path::PathBuf::from(crate::surface::FILE_NAME));
     let read: Vec<&Path> = result.read.iter().map(|p| p.as_path()).collect();
     let current = crate::surface::build(&result.tools, &opts.surface, &read);
-    for (profile, what) in &current.unmatched {
-        eprintln!("toolaudit: warning: profile `{profile}`: {what} matches no tool");
+    for message in current.unmatched_warnings() {
+        eprintln!("toolaudit: warning: {message}");
     }
     let text = crate::surface::render(&current.snapshot);
     let tools: usize = current.snapshot.groups.values().map(Vec::len).sum();

@@ -358,8 +358,6 @@ impl<'a> Index<'a> {
             .copied()
     }
 
-    /// The schema node, the file its spans point into, and whether it was
-    /// derived from a type (with that type).
     /// A `"description": NO_RUN_DESC` in a `json!` schema: the constant's
     /// text when it is a literal, so the description is known (a bound it
     /// states, a change of it), not a run-time value.
@@ -393,6 +391,8 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The schema node, the file its spans point into, and whether it was
+    /// derived from a type (with that type).
     fn resolve_schema(
         &self,
         e: &SchemaExpr,

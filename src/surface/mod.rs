@@ -2,8 +2,9 @@
 //! and profiles, as a committed snapshot (`toolaudit.surface.json`) that
 //! `toolaudit surface --write` records and the P rules compare against.
 //!
-//! The snapshot is plain data, sorted, with paths relative to its own
-//! folder and no line numbers, so it is byte-identical across runs, thread
+//! The snapshot is plain data, sorted, with paths relative to the project
+//! folder (the config file's, else the first scanned one) and no line
+//! numbers, so it is byte-identical across runs, thread
 //! counts and file-system orders, and survives edits that move code around
 //! inside a file. [`build`] makes it from the inventory, [`load`] reads a
 //! committed one (keeping spans, so a finding about a removed tool can
@@ -165,6 +166,13 @@ impl Current<'_> {
         self.defs.get(&(group.to_string(), index)).copied()
     }
 
+    /// A warning for each `include`/`groups` pattern that matched nothing.
+    pub fn unmatched_warnings(&self) -> impl Iterator<Item = String> + '_ {
+        self.unmatched
+            .iter()
+            .map(|(profile, what)| format!("profile `{profile}`: {what} matches no tool"))
+    }
+
     pub fn tool(&self, group: &str, index: usize) -> Option<&ToolSnap> {
         self.snapshot.groups.get(group)?.get(index)
     }
@@ -231,13 +239,9 @@ pub fn build<'a>(tools: &'a [ToolDef], opts: &SurfaceOptions, read: &[&Path]) ->
 }
 
 /// `path` relative to `base` with `/` separators; absolute when it lies
-/// outside `base`.
+/// outside `base` (as baselines and SARIF name files).
 fn relative(path: &Path, cwd: &Path, base: &Path) -> String {
-    let abs = crate::source::normalize(&cwd.join(path));
-    match abs.strip_prefix(base) {
-        Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
-        Err(_) => abs.to_string_lossy().replace('\\', "/"),
-    }
+    crate::source::project_path(path, cwd, base).unwrap_or_else(|abs| abs)
 }
 
 /// The group a tool is recorded under: its file, with the list inside it
