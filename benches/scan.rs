@@ -197,6 +197,7 @@ fn main() {
             },
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             targets: targets::defaults(),
+            named_targets: Vec::new(),
             rules: rules::select(&[], &[]).unwrap(),
             explicit: Vec::new(),
             severity: Default::default(),

@@ -54,6 +54,8 @@ pub struct ScanOptions {
     pub truncation_markers: Vec<String>,
     pub max_file_size: u64,
     pub targets: Vec<&'static Target>,
+    /// Targets the user named (see `rules::Context::named_targets`).
+    pub named_targets: Vec<&'static str>,
     pub rules: Vec<&'static RuleEntry>,
     /// Codes named in full on `--select` (see `rules::Context::explicit`).
     pub explicit: Vec<&'static str>,
@@ -153,6 +155,7 @@ pub fn scan_with_progress(
     } = discover::discover(&opts.walk)?;
     let cx = Context {
         targets: &opts.targets,
+        named_targets: &opts.named_targets,
         explicit: &opts.explicit,
         all: opts.scope == Scope::All,
         truncation_markers: &opts.truncation_markers,
@@ -634,6 +637,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
         truncation_markers: Vec::new(),
         max_file_size: DEFAULT_MAX_FILE_SIZE,
         targets: crate::targets::defaults(),
+        named_targets: Vec::new(),
         rules,
         explicit: Vec::new(),
         severity: BTreeMap::new(),
@@ -643,6 +647,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
     };
     let cx = Context {
         targets: &opts.targets,
+        named_targets: &opts.named_targets,
         explicit: &opts.explicit,
         all: false,
         truncation_markers: &opts.truncation_markers,

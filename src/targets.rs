@@ -175,6 +175,23 @@ pub fn defaults() -> Vec<&'static Target> {
     TARGETS.iter().filter(|t| t.default).collect()
 }
 
+/// The targets `ids` name one by one, or all of them for `all`; not those
+/// reached through `default` or an empty list.
+pub fn named(ids: &[String]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = TARGETS
+        .iter()
+        .filter(|t| {
+            ids.iter().any(|id| {
+                let id = id.trim();
+                id.eq_ignore_ascii_case(t.id) || id.eq_ignore_ascii_case("all")
+            })
+        })
+        .map(|t| t.id)
+        .collect();
+    out.dedup();
+    out
+}
+
 /// Resolves `--target` values; an empty list means the default set.
 pub fn resolve(ids: &[String]) -> Result<Vec<&'static Target>, Error> {
     if ids.is_empty() {

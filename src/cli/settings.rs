@@ -389,6 +389,7 @@ pub fn resolve(
                 include_tests,
             },
             max_file_size,
+            named_targets: targets::named(&target_ids),
             targets,
             explicit: rules::explicit_codes(&select),
             rules: selected,

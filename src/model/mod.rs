@@ -143,6 +143,34 @@ pub enum SchemaKind {
     OpenApiSubset,
 }
 
+/// Which of a tool's schemas a finding is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchemaRole {
+    /// The arguments the model sends (`inputSchema`, `parameters`, …).
+    Input,
+    /// MCP `outputSchema`: what `structuredContent` must match.
+    Output,
+}
+
+impl SchemaRole {
+    pub fn noun(self) -> &'static str {
+        match self {
+            SchemaRole::Input => "input schema",
+            SchemaRole::Output => "output schema",
+        }
+    }
+}
+
+/// One schema of a tool, for the rules that check any schema (S101,
+/// S103, S104): where it is written and what it describes.
+pub struct SchemaView<'a> {
+    pub role: SchemaRole,
+    pub root: &'a Node,
+    pub file: &'a Arc<SourceFile>,
+    /// JSON Pointer of the schema inside its document.
+    pub pointer: String,
+}
+
 /// A string value and where it was written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spanned<T> {
@@ -253,6 +281,28 @@ pub struct Branch {
 }
 
 impl ToolDef {
+    /// MCP `outputSchema`, when the definition writes one.
+    pub fn output_schema(&self) -> Option<&Node> {
+        self.extras.as_ref()?.get("outputSchema")
+    }
+
+    /// The input schema, then the output schema, each as written.
+    pub fn schemas(&self) -> Vec<SchemaView<'_>> {
+        let input = self.input_schema.as_ref().map(|root| SchemaView {
+            role: SchemaRole::Input,
+            root,
+            file: &self.schema_file,
+            pointer: self.schema_pointer.clone(),
+        });
+        let output = self.output_schema().map(|root| SchemaView {
+            role: SchemaRole::Output,
+            root,
+            file: &self.file,
+            pointer: format!("{}/outputSchema", self.pointer),
+        });
+        input.into_iter().chain(output).collect()
+    }
+
     /// Can `self` and `other` be offered in the same build? Not when their
     /// `#[cfg(..)]` conditions cannot both hold (see [`condition`]).
     /// Nor when they are written in different arms of one `match`, which
@@ -418,6 +468,14 @@ impl Diagnostic {
     pub fn in_schema(mut self, tool: &ToolDef, pointer: &str) -> Self {
         self.tool = Some(tool.name.value.clone());
         self.pointer = Some(format!("{}{pointer}", tool.schema_pointer));
+        self
+    }
+
+    /// Marks the finding as being about the node at `pointer` inside one
+    /// of `tool`'s schemas.
+    pub fn in_view(mut self, tool: &ToolDef, view: &SchemaView, pointer: &str) -> Self {
+        self.tool = Some(tool.name.value.clone());
+        self.pointer = Some(format!("{}{pointer}", view.pointer));
         self
     }
 

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Context, Rule};
-use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef};
+use crate::model::{Diagnostic, SchemaKind, SchemaRole, SchemaView, Severity, ToolDef};
 use crate::rules::invalid_tool_name::short;
 use crate::schema::{Dialect, walk};
 use crate::syntax::Node;
@@ -23,96 +23,102 @@ const CHECKS: &[(&str, &[&str], bool)] = &[
 
 impl Rule for DefaultViolatesSchema {
     fn check_tool(&self, _cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
-        let Some(root) = &tool.input_schema else {
-            return;
-        };
-        let Ok(dialect) = Dialect::of(root) else {
-            return; // S101 reports the dialect.
-        };
-        let root_json = root.to_json();
-        walk(root, &mut |sub| {
-            for (keyword, removed, list) in CHECKS {
-                let Some(value) = sub.node.get(keyword) else {
-                    continue;
-                };
-                // Run-time values (inside `json!`) cannot be checked.
-                if sub.node.has_opaque() {
+        for view in tool.schemas() {
+            check_schema(tool, &view, out);
+        }
+    }
+}
+
+fn check_schema(tool: &ToolDef, view: &SchemaView, out: &mut Vec<Diagnostic>) {
+    let root = view.root;
+    let noun = view.role.noun();
+    let openapi = view.role == SchemaRole::Input && tool.schema_kind == SchemaKind::OpenApiSubset;
+    let Ok(dialect) = Dialect::of(root) else {
+        return; // S101 reports the dialect.
+    };
+    let root_json = root.to_json();
+    walk(root, &mut |sub| {
+        for (keyword, removed, list) in CHECKS {
+            let Some(value) = sub.node.get(keyword) else {
+                continue;
+            };
+            // Run-time values (inside `json!`) cannot be checked.
+            if sub.node.has_opaque() {
+                continue;
+            }
+            let Some(validator) =
+                reduced_validator(openapi, &root_json, sub.node, removed, dialect)
+            else {
+                continue;
+            };
+            let entries: Vec<(String, &Node)> = if *list {
+                let items = value.items().unwrap_or_default();
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| (format!("/{keyword}/{i}"), n))
+                    .collect()
+            } else {
+                vec![(format!("/{keyword}"), value)]
+            };
+            for (suffix, entry) in entries {
+                // `"default": null` is the common way to write "no
+                // default"; handlers treat it as absent.
+                if *keyword == "default" && matches!(entry.kind, crate::syntax::NodeKind::Null) {
                     continue;
                 }
-                let Some(validator) =
-                    reduced_validator(tool, &root_json, sub.node, removed, dialect)
+                // `Infinity` is no JSON value: S101 reports it.
+                if entry.has_non_finite() {
+                    continue;
+                }
+                let instance = entry.to_json();
+                // A `pattern` too costly to evaluate is no verdict on the
+                // value: only real violations count.
+                let Some(err) = validator
+                    .iter_errors(&instance)
+                    .find(|e| {
+                        !matches!(
+                            e.kind(),
+                            jsonschema::error::ValidationErrorKind::BacktrackLimitExceeded { .. }
+                        )
+                    })
+                    .map(|e| e.to_string())
                 else {
                     continue;
                 };
-                let entries: Vec<(String, &Node)> = if *list {
-                    let items = value.items().unwrap_or_default();
-                    items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, n)| (format!("/{keyword}/{i}"), n))
-                        .collect()
-                } else {
-                    vec![(format!("/{keyword}"), value)]
+                let what = match *keyword {
+                    "default" => "`default`".to_string(),
+                    "const" => "`const`".to_string(),
+                    "enum" => "`enum` member".to_string(),
+                    _ => "`examples` entry".to_string(),
                 };
-                for (suffix, entry) in entries {
-                    // `"default": null` is the common way to write "no
-                    // default"; handlers treat it as absent.
-                    if *keyword == "default" && matches!(entry.kind, crate::syntax::NodeKind::Null)
-                    {
-                        continue;
-                    }
-                    // `Infinity` is no JSON value: S101 reports it.
-                    if entry.has_non_finite() {
-                        continue;
-                    }
-                    let instance = entry.to_json();
-                    // A `pattern` too costly to evaluate is no verdict on the
-                    // value: only real violations count.
-                    let Some(err) = validator
-                        .iter_errors(&instance)
-                        .find(|e| {
-                            !matches!(
-                                e.kind(),
-                                jsonschema::error::ValidationErrorKind::BacktrackLimitExceeded { .. }
-                            )
-                        })
-                        .map(|e| e.to_string())
-                    else {
-                        continue;
-                    };
-                    let what = match *keyword {
-                        "default" => "`default`".to_string(),
-                        "const" => "`const`".to_string(),
-                        "enum" => "`enum` member".to_string(),
-                        _ => "`examples` entry".to_string(),
-                    };
-                    let shown = short(&instance.to_string());
-                    out.push(
-                        Diagnostic::new("S104", Severity::Error, &tool.schema_file, entry.span)
-                            .in_schema(tool, &format!("{}{suffix}", sub.pointer))
+                let shown = short(&instance.to_string());
+                out.push(
+                        Diagnostic::new("S104", Severity::Error, view.file, entry.span)
+                            .in_view(tool, view, &format!("{}{suffix}", sub.pointer))
                             .message(format!(
-                                "{what} `{shown}` in the input schema of `{}` violates its own schema: {}",
+                                "{what} `{shown}` in the {noun} of `{}` violates its own schema: {}",
                                 short(&tool.name.value),
                                 short(&err)
                             ))
                             .label("fails the schema it belongs to")
                             .note(match *keyword {
+                                _ if view.role == SchemaRole::Output => "the output schema documents a result the server can never return validly: clients that validate `structuredContent` reject it, and models and code generators reading the schema learn a wrong shape",
                                 "default" => "the handler silently runs with a value the schema calls invalid, and the model is told a default it could never send",
                                 "enum" | "const" => "the model is offered a value that validation then rejects, or the handler receives a value of the wrong type",
                                 _ => "the model learns the argument's shape from examples: it copies an invalid one",
                             })
                             .help(format!("change {what} to a value the schema accepts, or fix the schema")),
                     );
-                }
             }
-        });
-    }
+        }
+    });
 }
 
 /// A validator for `sub` without the `removed` keywords, with the root's
 /// definitions beside it so local `$ref`s still resolve.
 fn reduced_validator(
-    tool: &ToolDef,
+    openapi: bool,
     root: &Value,
     sub: &Node,
     removed: &[&str],
@@ -129,7 +135,7 @@ fn reduced_validator(
         }
     }
     obj.remove("$schema");
-    if tool.schema_kind == SchemaKind::OpenApiSubset {
+    if openapi {
         lower_openapi_types(&mut schema);
     }
     // A subschema that cannot be compiled is S101's business.

@@ -88,6 +88,11 @@ pub fn family(id: &str) -> Option<&'static Family> {
 /// What a rule needs to know about the run.
 pub struct Context<'a> {
     pub targets: &'a [&'static Target],
+    /// Targets named on `--target` or in the config's `targets` (not
+    /// reached through the default set): some checks apply only when the
+    /// user says the tools go there (S105's Gemini `parameters` subset for
+    /// JSON Schema tools).
+    pub named_targets: &'a [&'static str],
     /// Rule codes named in full on `--select`: some rules check more when
     /// asked for by name (S106 checks parameters too).
     pub explicit: &'a [&'static str],

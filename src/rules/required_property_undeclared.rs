@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use super::{Context, Rule};
 use crate::error::suggest;
-use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::model::{Diagnostic, SchemaRole, SchemaView, Severity, ToolDef};
 use crate::rules::invalid_tool_name::short;
 use crate::schema::{Place, Sub, has_type, node_at, walk};
 use crate::syntax::Node;
@@ -104,79 +104,90 @@ fn instance_path(pointer: &str) -> Option<String> {
 
 impl Rule for RequiredPropertyUndeclared {
     fn check_tool(&self, _cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
-        let Some(root) = &tool.input_schema else {
+        for view in tool.schemas() {
+            check_schema(tool, &view, out);
+        }
+    }
+}
+
+fn check_schema(tool: &ToolDef, view: &SchemaView, out: &mut Vec<Diagnostic>) {
+    let root = view.root;
+    let noun = view.role.noun();
+    // Every subschema by the instance location it applies to: a branch
+    // of `oneOf` may require what the root, or a sibling branch,
+    // declares for the same object (`{"properties": {"payload": {..}},
+    // "oneOf": [{"properties": {"payload": {"required": ["id"]}}}]}`).
+    let mut at_location: std::collections::HashMap<String, Vec<&Node>> =
+        std::collections::HashMap::new();
+    walk(root, &mut |sub: &Sub| {
+        if let Some(path) = instance_path(&sub.pointer) {
+            at_location.entry(path).or_default().push(sub.node);
+        }
+    });
+    walk(root, &mut |sub: &Sub| {
+        let Some(required) = sub.node.get("required").and_then(Node::items) else {
             return;
         };
-        // Every subschema by the instance location it applies to: a branch
-        // of `oneOf` may require what the root, or a sibling branch,
-        // declares for the same object (`{"properties": {"payload": {..}},
-        // "oneOf": [{"properties": {"payload": {"required": ["id"]}}}]}`).
-        let mut at_location: std::collections::HashMap<String, Vec<&Node>> =
-            std::collections::HashMap::new();
-        walk(root, &mut |sub: &Sub| {
-            if let Some(path) = instance_path(&sub.pointer) {
-                at_location.entry(path).or_default().push(sub.node);
+        // `required` only constrains objects; on an array or a string
+        // schema it is ignored, whatever it names.
+        if sub.node.get("type").is_some() && !has_type(sub.node, "object") {
+            return;
+        }
+        let mut declared = Declared::default();
+        declared.add(root, sub.node, 0);
+        // `{"properties": {…}, "anyOf": [{"required": ["a"]}, …]}`: a branch
+        // may require what its parent declares.
+        if matches!(sub.place, Place::Alternative | Place::Constraint)
+            && let Some(parent) = sub.parent
+        {
+            declared.add(root, parent, 0);
+        }
+        for node in instance_path(&sub.pointer)
+            .and_then(|p| at_location.get(&p))
+            .into_iter()
+            .flatten()
+        {
+            declared.add(root, node, 0);
+        }
+        for (i, item) in required.iter().enumerate() {
+            let Some(name) = item.as_str() else { continue };
+            if declared.covers(name) {
+                continue;
             }
-        });
-        walk(root, &mut |sub: &Sub| {
-            let Some(required) = sub.node.get("required").and_then(Node::items) else {
-                return;
+            let where_ = if sub.pointer.is_empty() {
+                format!("the {noun} of `{}`", short(&tool.name.value))
+            } else {
+                format!(
+                    "`{}` in the {noun} of `{}`",
+                    sub.pointer,
+                    short(&tool.name.value)
+                )
             };
-            // `required` only constrains objects; on an array or a string
-            // schema it is ignored, whatever it names.
-            if sub.node.get("type").is_some() && !has_type(sub.node, "object") {
-                return;
-            }
-            let mut declared = Declared::default();
-            declared.add(root, sub.node, 0);
-            // `{"properties": {…}, "anyOf": [{"required": ["a"]}, …]}`: a branch
-            // may require what its parent declares.
-            if matches!(sub.place, Place::Alternative | Place::Constraint)
-                && let Some(parent) = sub.parent
-            {
-                declared.add(root, parent, 0);
-            }
-            for node in instance_path(&sub.pointer)
-                .and_then(|p| at_location.get(&p))
-                .into_iter()
-                .flatten()
-            {
-                declared.add(root, node, 0);
-            }
-            for (i, item) in required.iter().enumerate() {
-                let Some(name) = item.as_str() else { continue };
-                if declared.covers(name) {
-                    continue;
-                }
-                let where_ = if sub.pointer.is_empty() {
-                    format!("the input schema of `{}`", short(&tool.name.value))
-                } else {
-                    format!(
-                        "`{}` in the input schema of `{}`",
-                        sub.pointer,
-                        short(&tool.name.value)
-                    )
-                };
-                let help = match suggest(name, declared.names.iter().copied()) {
-                    Some(s) => format!(
-                        "did you mean `{s}`? Otherwise declare `{name}` under `properties` with a type and a description, or remove it from `required`"
-                    ),
-                    None => format!(
-                        "declare `{name}` under `properties` with a type and a description, or remove it from `required`"
-                    ),
-                };
-                out.push(
-                    Diagnostic::new("S103", Severity::Error, &tool.schema_file, item.span)
-                        .in_schema(tool, &format!("{}/required/{i}", sub.pointer))
+            let help = match suggest(name, declared.names.iter().copied()) {
+                Some(s) => format!(
+                    "did you mean `{s}`? Otherwise declare `{name}` under `properties` with a type and a description, or remove it from `required`"
+                ),
+                None => format!(
+                    "declare `{name}` under `properties` with a type and a description, or remove it from `required`"
+                ),
+            };
+            out.push(
+                    Diagnostic::new("S103", Severity::Error, view.file, item.span)
+                        .in_view(tool, view, &format!("{}/required/{i}", sub.pointer))
                         .message(format!("`required` names `{}`, which {where_} does not declare", short(name)))
                         .label("not in `properties`")
-                        .note(format!(
-                            "the model is told it must send `{}` but not what it is: it guesses a value, or every call fails validation",
-                            short(name)
-                        ))
+                        .note(match view.role {
+                            SchemaRole::Input => format!(
+                                "the model is told it must send `{}` but not what it is: it guesses a value, or every call fails validation",
+                                short(name)
+                            ),
+                            SchemaRole::Output => format!(
+                                "every result must carry `{}`, which the schema never describes: clients that validate `structuredContent` reject results without it, and code generated from the schema has no such field",
+                                short(name)
+                            ),
+                        })
                         .help(help),
                 );
-            }
-        });
-    }
+        }
+    });
 }

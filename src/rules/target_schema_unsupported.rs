@@ -45,6 +45,9 @@ const GEMINI_FIELDS: &[&str] = &[
     "additionalProperties",
     "defs",
     "ref",
+    // Not a field of `Schema`, but no rejection is on record: an API error
+    // path `…items.one_of[0]…` shows the request parsed it.
+    "oneOf",
 ];
 const OPENAI_STRICT_UNSUPPORTED: &[&str] = &[
     "allOf",
@@ -144,10 +147,26 @@ impl Rule for TargetSchemaUnsupported {
         let gemini_selected = selected("gemini") || selected("portable");
         let gemini = tool.schema_kind == SchemaKind::OpenApiSubset && gemini_selected;
         // A JSON Schema tool (MCP, Anthropic, OpenAI) reaches Gemini through
-        // hosts that convert it: the shapes the conversion cannot fix.
-        let gemini_converted = tool.schema_kind != SchemaKind::OpenApiSubset && gemini_selected;
+        // hosts that convert it: in the default set, the shapes conversion
+        // cannot fix; when the user names `gemini`, everything its
+        // `parameters` field rejects, as hosts that pass the schema on
+        // unchanged send it.
+        let json_schema = tool.schema_kind != SchemaKind::OpenApiSubset;
+        let gemini_as_is = json_schema
+            && cx
+                .named_targets
+                .iter()
+                .any(|t| *t == "gemini" || *t == "portable");
+        let gemini_converted = json_schema && gemini_selected && !gemini_as_is;
         let anthropic = selected("anthropic") || selected("anthropic-strict");
         let need_items: Vec<&str> = ["openai", "openai-strict", "gemini", "portable"]
+            .into_iter()
+            .filter(|id| selected(id))
+            .collect();
+
+        // MCP hosts build a validator from each property: Claude Code and
+        // Desktop, VS Code and others fail on a `true` there.
+        let boolean_breaks: Vec<&str> = ["gemini", "mcp", "claude-connectors", "portable"]
             .into_iter()
             .filter(|id| selected(id))
             .collect();
@@ -158,6 +177,12 @@ impl Rule for TargetSchemaUnsupported {
         let mut deepest: Option<(usize, String, Span)> = None;
         walk(root, &mut |sub: &Sub| {
             let node = sub.node;
+            if let NodeKind::Bool(b) = node.kind
+                && matches!(sub.keyword, "properties" | "items" | "prefixItems")
+                && !boolean_breaks.is_empty()
+            {
+                check_boolean_subschema(&mut c, node, sub, b, &boolean_breaks);
+            }
             if node.members().is_none() {
                 return;
             }
@@ -180,7 +205,10 @@ impl Rule for TargetSchemaUnsupported {
                 check_anthropic_nested_any_of(&mut c, node, p);
             }
             if gemini {
-                check_gemini(&mut c, node, p);
+                check_gemini(&mut c, node, p, Via::Native);
+            }
+            if gemini_as_is {
+                check_gemini(&mut c, node, p, Via::AsIs);
             }
             if gemini_converted {
                 check_gemini_converted(&mut c, node, p);
@@ -239,8 +267,68 @@ fn check_anthropic_nested_any_of(c: &mut Checker, node: &Node, p: &str) {
     );
 }
 
-fn check_gemini(c: &mut Checker, node: &Node, p: &str) {
-    let note = "the Gemini API rejects the whole request (`Unknown name \"…\": Cannot find field`), so the model gets no tools";
+/// How a schema reaches Gemini's `parameters`.
+#[derive(Clone, Copy, PartialEq)]
+enum Via {
+    /// Written as Gemini `parameters` (`functionDeclarations`).
+    Native,
+    /// A JSON Schema tool that a host passes on unchanged.
+    AsIs,
+}
+
+/// `"properties": {"x": true}`, `"items": true`: valid JSON Schema that
+/// Gemini rejects (`Invalid value at '…properties[…].value' (Schema),
+/// true`) and MCP hosts fail on (`Cannot use 'in' operator to search for
+/// 'type' in true`), dropping every tool of the server.
+fn check_boolean_subschema(c: &mut Checker, node: &Node, sub: &Sub, b: bool, targets: &[&str]) {
+    let p = sub.pointer.as_str();
+    let (what, help) = if sub.keyword == "properties" {
+        (
+            format!("property `{}`", short(p.rsplit('/').next().unwrap_or(p))),
+            if b {
+                "write the property's schema, or `{}` (with a `description`) for any value"
+            } else {
+                "remove the property (with `\"additionalProperties\": false` the key is refused), or write `{\"not\": {}}`"
+            },
+        )
+    } else {
+        (
+            format!(
+                "`{}` at {}",
+                sub.keyword,
+                Checker::at(p.rsplit_once('/').map_or("", |(a, _)| a))
+            ),
+            "write the element schema, e.g. `{\"type\": \"string\"}`, or `{}` for any value",
+        )
+    };
+    c.push(
+        node.span,
+        p,
+        {
+            let hosts = targets.iter().any(|t| matches!(*t, "mcp" | "claude-connectors" | "portable"));
+            let gemini = targets.iter().any(|t| matches!(*t, "gemini" | "portable"));
+            let who = match (hosts, gemini) {
+                (true, true) => "MCP hosts and Gemini fail",
+                (true, false) => "MCP hosts fail",
+                _ => "Gemini rejects",
+            };
+            format!("{what} has the boolean schema `{b}`; {who} on it")
+        },
+        "boolean schema",
+        "valid JSON Schema, but Claude Code, Claude Desktop and VS Code fail on it while reading the tool list (`Cannot use 'in' operator to search for 'type' in true`) and drop every tool of the server without telling the user; Gemini answers `Invalid value at '…properties[…].value' (Schema), true`",
+        help,
+    );
+}
+
+fn check_gemini(c: &mut Checker, node: &Node, p: &str, via: Via) {
+    let note = match via {
+        Via::Native => {
+            "the Gemini API rejects the whole request (`Unknown name \"…\": Cannot find field`), so the model gets no tools"
+        }
+        Via::AsIs => {
+            "a host that passes this JSON Schema to Gemini as `parameters` unchanged gets the whole request rejected (`Invalid JSON payload received. Unknown name \"…\"`), so the model gets no tools; hosts that send `parametersJsonSchema` or clean the schema first are not affected (`--target gemini` checks the schema as sent unchanged)"
+        }
+    };
     for m in node.members().unwrap_or_default() {
         if !GEMINI_FIELDS.contains(&m.key.as_str()) && !m.key.starts_with("x-") {
             // A property *named* like a keyword is a name, not a keyword.
@@ -254,7 +342,11 @@ fn check_gemini(c: &mut Checker, node: &Node, p: &str) {
                 ),
                 "unknown to Gemini",
                 note,
-                "remove it, or send the schema as `parametersJsonSchema` instead of `parameters`",
+                match m.key.as_str() {
+                    "$ref" | "$defs" | "definitions" => "inline the referenced definitions (schemars: `inline_subschemas = true`; zod-to-json-schema: `$refStrategy: \"none\"`), or send the schema as `parametersJsonSchema`",
+                    "$schema" => "remove `$schema` (JSON Schema 2020-12 is MCP's default dialect), or send the schema as `parametersJsonSchema`",
+                    _ => "remove it, or send the schema as `parametersJsonSchema` instead of `parameters`",
+                },
             );
         }
     }
@@ -273,8 +365,14 @@ fn check_gemini(c: &mut Checker, node: &Node, p: &str) {
                 Checker::at(p)
             ),
             "one type only",
-            note,
-            "use one `type` and `nullable: true` for an optional value",
+            match via {
+                Via::Native => "the Gemini API rejects the whole request (`Proto field is not repeating, cannot start list`), so the model gets no tools",
+                Via::AsIs => "a host that passes this JSON Schema to Gemini as `parameters` unchanged gets the whole request rejected (`Proto field is not repeating, cannot start list`), so the model gets no tools; hosts that fold type arrays into `nullable`, send `parametersJsonSchema` or clean the schema first are not affected",
+            },
+            match via {
+                Via::Native => "use one `type` and `nullable: true` for an optional value",
+                Via::AsIs => "use one `type` and leave an optional value out of `required` (a missing key is the `null`)",
+            },
         );
     }
     if let Some(e) = node.get("enum").and_then(Node::items) {

@@ -91,8 +91,10 @@ fn check_all(text: &str, docs: &[toolaudit::syntax::Node]) {
     let file = Arc::new(SourceFile::new("p.json".into(), "p.json".into(), text));
     let tools = manifest::extract(&file, docs);
     let targets: Vec<_> = TARGETS.iter().collect();
+    let ids: Vec<&str> = TARGETS.iter().map(|t| t.id).collect();
     let cx = Context {
         targets: &targets,
+        named_targets: &ids,
         explicit: &["S106"],
         all: false,
         truncation_markers: &[],
@@ -148,8 +150,9 @@ proptest! {
         let file = Arc::new(SourceFile::new("lib.rs".into(), "lib.rs".into(), text.as_str()));
         let tree = toolaudit::rust::parse(&file.text).unwrap();
         let targets: Vec<_> = TARGETS.iter().collect();
+        let ids: Vec<&str> = TARGETS.iter().map(|t| t.id).collect();
         for all in [false, true] {
-            let cx = Context { targets: &targets, explicit: &[], all, truncation_markers: &[] };
+            let cx = Context { targets: &targets, named_targets: &ids, explicit: &[], all, truncation_markers: &[] };
             let rules: Vec<_> = REGISTRY.iter().collect();
             let facts = toolaudit::rust::analyze::analyze(&file, tree.root_node(), &cx, &rules);
             let mut k = toolaudit::rust::link::link(vec![facts], "crate:t", &|_| false, false, false);

@@ -82,6 +82,7 @@ pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
         },
         max_file_size: DEFAULT_MAX_FILE_SIZE,
         targets: targets::resolve(&own(target)).unwrap(),
+        named_targets: targets::named(&own(target)),
         rules: rules::select(&own(select), &[]).unwrap(),
         explicit: rules::explicit_codes(&own(select)),
         severity: Default::default(),
