@@ -9,6 +9,8 @@ mod ambiguous_namespace_separator;
 mod args_accept_unknown_fields;
 pub mod code;
 mod default_violates_schema;
+mod description_restates_name;
+mod description_undeclared_parameter;
 mod duplicate_tool_name;
 mod input_schema_not_object;
 mod invalid_input_schema;
@@ -209,6 +211,8 @@ pub static REGISTRY: &[RuleEntry] = &[
     declare!("S104", default_violates_schema::DefaultViolatesSchema),
     declare!("S105", target_schema_unsupported::TargetSchemaUnsupported),
     declare!("S106", missing_description::MissingDescription),
+    declare!("S107", description_undeclared_parameter::DescriptionUndeclaredParameter),
+    declare!("S108", description_restates_name::DescriptionRestatesName),
 ];
 
 impl std::fmt::Debug for RuleEntry {

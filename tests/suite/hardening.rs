@@ -431,7 +431,7 @@ fn also_write_gives_other_formats_of_the_same_scan() {
     assert!(
         std::fs::read_to_string(&md)
             .unwrap()
-            .starts_with("## toolaudit: 32 problems")
+            .starts_with("## toolaudit: 33 problems")
     );
     bin()
         .args(["scan", "examples", "--also-write", "pdf=x.pdf"])
@@ -485,7 +485,7 @@ fn diff_base_asks_the_work_tree_of_the_scanned_path() {
 fn m101_is_opt_in_and_its_note_uses_the_schemas_own_property() {
     let ws = write_tree(&[(
         "tools.json",
-        "{\"tools\": [{\"name\": \"run\", \"description\": \"Run\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"timeout_ms\": {\"type\": \"integer\", \"description\": \"Timeout\"}}}}]}\n",
+        "{\"tools\": [{\"name\": \"run\", \"description\": \"Run a shell command in the workspace\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"timeout_ms\": {\"type\": \"integer\", \"description\": \"Timeout\"}}}}]}\n",
     )]);
     bin()
         .current_dir(ws.path())

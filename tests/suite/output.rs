@@ -252,9 +252,9 @@ fn github_annotations_respect_the_per_level_caps() {
     assert_eq!(count("::error "), 10, "{text}");
     assert_eq!(count("::warning "), 10);
     // The most severe are annotated; the rest are plain log lines, counted once.
-    assert_eq!(count("examples/"), 12);
+    assert_eq!(count("examples/"), 13);
     assert!(text.contains(
-        "::notice title=toolaudit::12 more findings are listed in the log but not annotated"
+        "::notice title=toolaudit::13 more findings are listed in the log but not annotated"
     ));
 }
 

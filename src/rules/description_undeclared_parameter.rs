@@ -1,0 +1,448 @@
+//! S107 description-undeclared-parameter: a tool description that documents
+//! a parameter the input schema does not declare.
+//!
+//! Descriptions are prose, so only three shapes count as naming a
+//! parameter: an entry of an `Args:` / `Parameters:` section (docstrings
+//! exported as descriptions), an identifier next to the word `parameter`
+//! or `argument` (`the \`dry_run\` parameter`), and a quoted identifier
+//! one typo away from a declared parameter (`\`file_paths\``). A word that
+//! is a property anywhere in the tool's schemas, an enum value, or the
+//! name of a tool of the same list is never reported.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Context, Rule};
+use crate::error::suggest;
+use crate::model::{Diagnostic, Severity, ToolDef};
+use crate::rules::invalid_tool_name::short;
+use crate::schema::walk;
+use crate::source::Span;
+use crate::syntax::{Node, NodeKind};
+
+pub struct DescriptionUndeclaredParameter;
+
+/// How a description names a parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum How {
+    /// An entry of an `Args:` / `Parameters:` section.
+    Listed,
+    /// Next to the word `parameter` / `argument`.
+    Named,
+    /// Quoted, and one typo away from a declared parameter.
+    Quoted,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Mention {
+    word: String,
+    /// Byte offset of the word in the description.
+    at: usize,
+    how: How,
+}
+
+/// Section headers that open a list of parameters.
+const ARGS_HEADERS: &[&str] = &[
+    "args",
+    "arguments",
+    "parameters",
+    "params",
+    "input parameters",
+    "keyword arguments",
+    "kwargs",
+];
+
+/// Parameters a framework fills itself, never part of the schema.
+const IMPLICIT: &[&str] = &["self", "cls", "ctx", "context", "kwargs", "args", "request"];
+
+/// Words an `Args:` section line can start with that are not parameters.
+const NOT_ENTRIES: &[&str] = &[
+    "returns", "return", "raises", "yields", "example", "examples", "note", "notes", "default",
+    "optional", "required", "type", "e", "i", "eg", "ie", "see", "usage", "output", "response",
+];
+
+static ENTRY: LazyLock<Regex> = LazyLock::new(|| {
+    // `  name (str): …`, `- `name`: …`, `* **name** – …`, numpy `name : str`
+    Regex::new(r"^(\s*)(?:[-*•]\s+)?[`'*]*([A-Za-z_][A-Za-z0-9_]*)[`'*]*\s*(?:\([^)]*\)\s*)?(?::|–|—|\s-\s)").unwrap()
+});
+static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+    let id = r"[`'](?P<q>[A-Za-z_][A-Za-z0-9_]*)[`']|(?P<u>[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]*)+)";
+    let word = r"(?:parameter|param|argument|arg)s?";
+    Regex::new(&format!(
+        r"(?:{id})\s+{word}\b|\b{word}\s+(?:{})",
+        id.replace("?P<q>", "?P<q2>").replace("?P<u>", "?P<u2>")
+    ))
+    .unwrap()
+});
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
+    // An identifier that looks like code: snake_case or camelCase.
+    Regex::new(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]*)+)`").unwrap()
+});
+
+/// Every parameter the description names, in order.
+fn mentions(text: &str, declared: &[&str]) -> Vec<Mention> {
+    let mut out = Vec::new();
+    listed(text, &mut out);
+    for c in NAMED.captures_iter(text) {
+        let m = ["q", "u", "q2", "u2"]
+            .iter()
+            .find_map(|g| c.name(g))
+            .unwrap();
+        if negated(&text[..c.get(0).unwrap().start()]) {
+            continue; // "(no `mark_read` param)": says it is not there
+        }
+        out.push(Mention {
+            word: m.as_str().to_string(),
+            at: m.start(),
+            how: How::Named,
+        });
+    }
+    for c in QUOTED.captures_iter(text) {
+        let m = c.get(1).unwrap();
+        if declared.iter().any(|d| typo_of(m.as_str(), d)) {
+            out.push(Mention {
+                word: m.as_str().to_string(),
+                at: m.start(),
+                how: How::Quoted,
+            });
+        }
+    }
+    out.sort_by_key(|m| m.at);
+    out.dedup_by(|a, b| a.at == b.at);
+    out
+}
+
+/// The words just before a mention deny it: "no", "not", "without", …
+fn negated(before: &str) -> bool {
+    before
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(3)
+        .any(|w| {
+            matches!(
+                w.to_ascii_lowercase().as_str(),
+                "no" | "not" | "without" | "never" | "nor" | "removed" | "deprecated" | "instead"
+            )
+        })
+}
+
+/// `word` is `declared` misspelt: at most two edits apart once case and
+/// separators are folded, and at most one edit per four characters
+/// (`file_path` for `file_paths`, not `station_code` for `stationNames`).
+fn typo_of(word: &str, declared: &str) -> bool {
+    let (a, b) = (fold(word), fold(declared));
+    let d = strsim::levenshtein(&a, &b);
+    d > 0 && d <= 2 && d * 4 <= a.len().min(b.len())
+}
+
+/// Entries of `Args:` / `Parameters:` sections: the lines after the header
+/// at the indentation of the first entry, up to a blank line or a line
+/// that is not an entry at that indentation.
+fn listed(text: &str, out: &mut Vec<Mention>) {
+    let mut offset = 0;
+    let mut section: Option<Option<usize>> = None; // entry indentation once known
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.trim_end();
+        let header = body
+            .trim()
+            .trim_start_matches('#')
+            .trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace())
+            .trim_end_matches(':')
+            .trim_matches(|c: char| c == '*' || c == '_')
+            .to_ascii_lowercase();
+        if ARGS_HEADERS.contains(&header.as_str()) {
+            section = Some(None);
+            continue;
+        }
+        let Some(indent) = section else {
+            continue;
+        };
+        if body.trim().is_empty() {
+            section = indent.is_none().then_some(None); // numpy: a blank before the first entry
+            continue;
+        }
+        if body.trim().chars().all(|c| c == '-' || c == '=') {
+            continue; // numpy's underline
+        }
+        let Some(c) = ENTRY.captures(body) else {
+            if indent.is_none_or(|i| leading(body) <= i) {
+                section = None;
+            }
+            continue;
+        };
+        let width = c.get(1).map_or(0, |m| m.as_str().len());
+        match indent {
+            None => section = Some(Some(width)),
+            Some(i) if width == i => {}
+            Some(i) if width > i => continue, // a continuation line
+            Some(_) => {
+                section = None;
+                continue;
+            }
+        }
+        let word = c.get(2).unwrap();
+        if NOT_ENTRIES.contains(&word.as_str().to_ascii_lowercase().as_str()) {
+            section = None;
+            continue;
+        }
+        out.push(Mention {
+            word: word.as_str().to_string(),
+            at: start + word.start(),
+            how: How::Listed,
+        });
+    }
+}
+
+fn leading(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// Spelling-insensitive key: `dryRun`, `dry_run` and `dry-run` are one.
+fn fold(word: &str) -> String {
+    word.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Every property name and string enum value in a schema, at any depth.
+fn words_of(schema: &Node, out: &mut HashSet<String>) {
+    walk(schema, &mut |sub| {
+        if let Some(props) = sub.node.get("properties").and_then(Node::members) {
+            for m in props {
+                out.insert(fold(&m.key));
+            }
+        }
+        for kw in ["enum", "const"] {
+            match sub.node.get(kw).map(|n| &n.kind) {
+                Some(NodeKind::Array(items)) => {
+                    out.extend(items.iter().filter_map(Node::as_str).map(fold));
+                }
+                Some(NodeKind::String(s)) => {
+                    out.insert(fold(s));
+                }
+                _ => {}
+            }
+        }
+    });
+}
+
+/// The description's top-level parameters can be listed: an object schema
+/// with `properties` (or closed), nothing computed at run time, no
+/// `$ref` or composition at the root that could add more.
+fn declared(tool: &ToolDef) -> Option<Vec<&str>> {
+    let schema = tool.input_schema.as_ref()?;
+    if schema.has_opaque() {
+        return None;
+    }
+    if ["$ref", "allOf", "anyOf", "oneOf", "patternProperties"]
+        .iter()
+        .any(|k| schema.get(k).is_some())
+    {
+        return None;
+    }
+    let closed = schema
+        .get("additionalProperties")
+        .is_some_and(|a| a.as_bool() == Some(false));
+    match schema.get("properties").and_then(Node::members) {
+        Some(props) if !props.is_empty() || closed => {
+            Some(props.iter().map(|m| m.key.as_str()).collect())
+        }
+        None if closed => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+/// The span of the `nth` occurrence of `word` (as a whole identifier) in
+/// the description as written, when the source spells it the same number
+/// of times; else the description's start.
+fn locate(raw: &str, base: Span, text: &str, at: usize, word: &str) -> Span {
+    let find = |s: &str| -> Vec<usize> {
+        s.match_indices(word)
+            .filter(|(i, _)| {
+                let before = s[..*i].chars().next_back();
+                let after = s[i + word.len()..].chars().next();
+                !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let in_text = find(text);
+    let in_raw = find(raw);
+    match in_text.iter().position(|i| *i == at) {
+        Some(n) if in_raw.len() == in_text.len() => {
+            let s = base.start + in_raw[n];
+            Span::new(s, s + word.len())
+        }
+        _ => base.start_only(),
+    }
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+impl Rule for DescriptionUndeclaredParameter {
+    fn check_group(&self, _cx: &Context, tools: &[&ToolDef], out: &mut Vec<Diagnostic>) {
+        let tool_names: HashSet<String> = tools.iter().map(|t| fold(&t.name.value)).collect();
+        for tool in tools {
+            check_tool(tool, &tool_names, out);
+        }
+    }
+}
+
+fn check_tool(tool: &ToolDef, tool_names: &HashSet<String>, out: &mut Vec<Diagnostic>) {
+    let Some(desc) = &tool.description else {
+        return;
+    };
+    let Some(declared) = declared(tool) else {
+        return;
+    };
+    let mut known = HashSet::new();
+    for view in tool.schemas() {
+        words_of(view.root, &mut known);
+    }
+    let mut seen = HashSet::new();
+    for m in mentions(&desc.value, &declared) {
+        let key = fold(&m.word);
+        if known.contains(&key)
+            || tool_names.contains(&key)
+            || IMPLICIT.contains(&m.word.to_ascii_lowercase().as_str())
+            || !seen.insert(key)
+        {
+            continue;
+        }
+        let hint = suggest(&m.word, declared.iter().copied());
+        // Without a near declared name, a bare word in the prose next to
+        // "parameter" may be a word of another system (`the URL's
+        // page_token parameter`): only a listed entry stands alone.
+        if m.how == How::Named && hint.is_none() && declared.is_empty() {
+            continue;
+        }
+        let raw = tool.file.slice(desc.span);
+        let span = locate(raw, desc.span, &desc.value, m.at, &m.word);
+        let how = match m.how {
+            How::Listed => "lists",
+            How::Named => "names",
+            How::Quoted => "quotes",
+        };
+        let listed = if declared.is_empty() {
+            "declares no parameters".to_string()
+        } else {
+            let mut shown: Vec<String> = declared
+                .iter()
+                .take(6)
+                .map(|d| format!("`{}`", short(d)))
+                .collect();
+            if declared.len() > 6 {
+                shown.push(format!("{} more", declared.len() - 6));
+            }
+            format!("declares {}", super::join_and(&shown))
+        };
+        let help = match &hint {
+            Some(s) => format!(
+                "did you mean `{s}`? Spell the parameter as the schema does, or declare `{}` in the input schema",
+                short(&m.word)
+            ),
+            None => format!(
+                "declare `{}` in the input schema, or remove it from the description",
+                short(&m.word)
+            ),
+        };
+        out.push(
+            Diagnostic::new("S107", Severity::Warning, &tool.file, span)
+                .for_tool_name(tool)
+                .message(format!(
+                    "description of `{}` {how} parameter `{}`, but the input schema {listed}",
+                    short(&tool.name.value),
+                    short(&m.word)
+                ))
+                .label("not in the input schema")
+                .note("the model reads the description and the schema together: it sends the documented key, which validation rejects or the handler never reads, or it trusts the description over the schema for the key's meaning")
+                .help(help),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str, declared: &[&str]) -> Vec<(String, How)> {
+        mentions(text, declared)
+            .into_iter()
+            .map(|m| (m.word, m.how))
+            .collect()
+    }
+
+    #[test]
+    fn google_and_numpy_sections() {
+        let text = "Read a file.\n\nArgs:\n    path (str): The file.\n        Example: a/b.txt\n    max_bytes (int): Cap.\n\nReturns:\n    text: the content";
+        assert_eq!(
+            words(text, &[]),
+            [
+                ("path".into(), How::Listed),
+                ("max_bytes".into(), How::Listed)
+            ]
+        );
+        let numpy = "Search.\n\nParameters\n----------\nquery : str\n    Text.\nlimit : int\n    At most.\n";
+        assert_eq!(
+            words(numpy, &[]),
+            [("query".into(), How::Listed), ("limit".into(), How::Listed)]
+        );
+        let md = "## Parameters\n- `repo` (string, required): owner/name\n- `ref`: branch\n\nNotes: none";
+        assert_eq!(
+            words(md, &[]),
+            [("repo".into(), How::Listed), ("ref".into(), How::Listed)]
+        );
+    }
+
+    #[test]
+    fn prose_is_not_a_section() {
+        assert!(words("Returns: the list of files. Note: slow", &[]).is_empty());
+        assert!(words("Parameters are validated by the server.", &[]).is_empty());
+    }
+
+    #[test]
+    fn named_and_quoted() {
+        assert_eq!(
+            words("Set the `dry_run` parameter to preview.", &[]),
+            [("dry_run".into(), How::Named)]
+        );
+        assert_eq!(
+            words("Pass argument 'maxResults' to page.", &[]),
+            [("maxResults".into(), How::Named)]
+        );
+        assert_eq!(
+            words("Give `file_path` or `glob`.", &["file_paths"]),
+            [("file_path".into(), How::Quoted)]
+        );
+        // A quoted identifier far from every parameter is prose.
+        assert!(words("Returns `created_at` per row.", &["query"]).is_empty());
+        assert!(
+            words(
+                "Prepares the `station_code` of other calls.",
+                &["stationNames"]
+            )
+            .is_empty()
+        );
+        assert!(words("NEVER marks read (no mark_read param).", &[]).is_empty());
+        assert!(words("There is no `dry_run` parameter.", &[]).is_empty());
+        // "the search parameter": an ordinary word, not an identifier.
+        assert!(words("Use the search parameter wisely.", &[]).is_empty());
+    }
+
+    #[test]
+    fn locate_maps_through_escapes() {
+        let raw = r#""Args:\n  tiemout: seconds""#;
+        let text = "Args:\n  tiemout: seconds";
+        let at = text.find("tiemout").unwrap();
+        let span = locate(raw, Span::new(10, 10 + raw.len()), text, at, "tiemout");
+        assert_eq!(span.start, 10 + raw.find("tiemout").unwrap());
+    }
+}
