@@ -190,6 +190,7 @@ fn main() {
         let opts = ScanOptions {
             scope: Default::default(),
             truncation_markers: Vec::new(),
+            tool_budget: toolaudit::budget::DEFAULT_GROUP_BUDGET,
             walk: WalkOptions {
                 paths: vec![dir.path().to_path_buf()],
                 threads,

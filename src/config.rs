@@ -93,6 +93,8 @@ pub struct RuleOptions {
     /// M302: more words that mark a truncation in a tool's output
     /// (`"[snip]"`, `"see full log"`), beside the built-in ones.
     pub truncation_markers: Option<Vec<String>>,
+    /// S109: the most tokens one tool list may cost (estimated).
+    pub tool_budget: Option<usize>,
 }
 
 /// One `[[suppress]]` table.

@@ -52,6 +52,8 @@ pub struct ScanOptions {
     pub scope: Scope,
     /// `[options] truncation-markers` of the config file.
     pub truncation_markers: Vec<String>,
+    /// `[options] tool-budget`: S109's threshold per tool list, in tokens.
+    pub tool_budget: usize,
     pub max_file_size: u64,
     pub targets: Vec<&'static Target>,
     /// Targets the user named (see `rules::Context::named_targets`).
@@ -159,6 +161,7 @@ pub fn scan_with_progress(
         explicit: &opts.explicit,
         all: opts.scope == Scope::All,
         truncation_markers: &opts.truncation_markers,
+        tool_budget: opts.tool_budget,
     };
     let roots = crate_roots(&candidates);
     progress(Progress::Files(candidates.len()));
@@ -635,6 +638,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
         walk: WalkOptions::default(),
         scope: Scope::Surface,
         truncation_markers: Vec::new(),
+        tool_budget: crate::budget::DEFAULT_GROUP_BUDGET,
         max_file_size: DEFAULT_MAX_FILE_SIZE,
         targets: crate::targets::defaults(),
         named_targets: Vec::new(),
@@ -651,6 +655,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
         explicit: &opts.explicit,
         all: false,
         truncation_markers: &opts.truncation_markers,
+        tool_budget: opts.tool_budget,
     };
     let name = match kind {
         FileKind::Json => "input.json",

@@ -9,6 +9,7 @@
 //! only module that prints.
 
 pub mod baseline;
+pub mod budget;
 pub mod cli;
 pub mod config;
 pub mod diff;

@@ -239,6 +239,10 @@ pub struct ToolsArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// Show the context each tool and each tool list costs, in estimated tokens
+    #[arg(long)]
+    pub budget: bool,
+
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,

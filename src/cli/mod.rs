@@ -249,6 +249,15 @@ fn tools(args: ToolsArgs) -> Result<u8> {
     let result = engine::scan(&opts)?;
     print_notifications(&result, args.input.verbose);
     let mut out = String::new();
+    if args.budget {
+        out = budget_view(&result.tools, args.format)?;
+        std::io::stdout().lock().write_all(out.as_bytes())?;
+        return Ok(if result.had_errors() {
+            exit::ERROR
+        } else {
+            exit::CLEAN
+        });
+    }
     match args.format {
         ListFormat::Json => {
             let tools: Vec<serde_json::Value> = result
@@ -342,6 +351,87 @@ fn tools(args: ToolsArgs) -> Result<u8> {
     } else {
         exit::CLEAN
     })
+}
+
+/// `tools --budget`: the estimated tokens of each tool, by tool list
+/// (largest first), and of each list.
+fn budget_view(tools: &[crate::model::ToolDef], format: ListFormat) -> Result<String> {
+    use crate::budget;
+    use crate::rules::thousands;
+    let mut groups: std::collections::BTreeMap<String, Vec<(usize, &crate::model::ToolDef)>> =
+        std::collections::BTreeMap::new();
+    for t in tools {
+        let label = match t.group.strip_prefix("dir:") {
+            Some(_) => format!(
+                "dir:{}",
+                t.file.display.rsplit_once('/').map_or(".", |(d, _)| d)
+            ),
+            None => t.list_label(&t.file.display),
+        };
+        groups
+            .entry(label)
+            .or_default()
+            .push((budget::tool_tokens(t), t));
+    }
+    for list in groups.values_mut() {
+        list.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then_with(|| a.1.name.value.cmp(&b.1.name.value))
+        });
+    }
+    let total: usize = groups.values().flatten().map(|c| c.0).sum();
+    let mut out = String::new();
+    match format {
+        ListFormat::Json => {
+            let groups: Vec<serde_json::Value> = groups
+                .iter()
+                .map(|(g, list)| {
+                    let tools: Vec<serde_json::Value> = list
+                        .iter()
+                        .map(|(n, t)| {
+                            let at = t.file.line_col(defined_at(t));
+                            serde_json::json!({"name": t.name.value, "file": t.file.display, "line": at.line, "column": at.column, "tokens": n})
+                        })
+                        .collect();
+                    serde_json::json!({"group": g, "tokens": list.iter().map(|c| c.0).sum::<usize>(), "tools": tools})
+                })
+                .collect();
+            let doc = serde_json::json!({"version": 1, "estimate": budget::ACCURACY, "tokens": total, "groups": groups});
+            out = serde_json::to_string_pretty(&doc)?;
+            out.push('\n');
+        }
+        ListFormat::Table => {
+            for (g, list) in &groups {
+                let sum: usize = list.iter().map(|c| c.0).sum();
+                out.push_str(&format!(
+                    "{g}: {}, ~{} tokens\n",
+                    report::plural(list.len(), "tool"),
+                    thousands(sum)
+                ));
+                let rows: Vec<[String; 3]> = list
+                    .iter()
+                    .map(|(n, t)| {
+                        let at = t.file.line_col(defined_at(t));
+                        [
+                            format!("{:>7}", thousands(*n)),
+                            t.name.value.escape_debug().to_string(),
+                            format!("{}:{}:{}", t.file.display, at.line, at.column),
+                        ]
+                    })
+                    .collect();
+                table(&mut out, ["TOKENS", "NAME", "DEFINED AT"], &rows);
+                out.push('\n');
+            }
+            out.push_str(&format!(
+                "{} in {}, ~{} tokens in all ({}).\n",
+                report::plural(tools.len(), "tool"),
+                report::plural(groups.len(), "list"),
+                thousands(total),
+                budget::ACCURACY
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// Where a tool is defined: its name in a manifest, its declaration in code.

@@ -259,6 +259,21 @@ pub fn resolve(
         ));
     }
 
+    let tool_budget = c
+        .and_then(|c| c.options.as_ref())
+        .and_then(|o| o.tool_budget);
+    if let (Some(l), Some(b)) = (cfg, tool_budget) {
+        if b == 0 {
+            return Err(l
+                .value_error(
+                    "options",
+                    "`tool-budget` is 0 tokens, which every tool list exceeds",
+                )
+                .into());
+        }
+        shown.push(("options.tool-budget", b.to_string(), l.origin("options")));
+    }
+
     let config_scope = match c.and_then(|c| c.scope.as_deref()) {
         None => None,
         Some(given) => Some(
@@ -380,6 +395,7 @@ pub fn resolve(
         opts: ScanOptions {
             scope,
             truncation_markers,
+            tool_budget: tool_budget.unwrap_or(crate::budget::DEFAULT_GROUP_BUDGET),
             walk: WalkOptions {
                 paths: input.paths.clone(),
                 excludes,

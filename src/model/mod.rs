@@ -281,6 +281,28 @@ pub struct Branch {
 }
 
 impl ToolDef {
+    /// The tool list this tool belongs to as people name it, given its
+    /// file's path: the file, with the list inside it for a manifest
+    /// holding several (`tools.json#/tools`, `multi.yaml#1:/tools`).
+    pub fn list_label(&self, path: &str) -> String {
+        // Manifests: `{display}#{doc}` or `{display}#{doc}:{container}`.
+        let Some(rest) = self.group.strip_prefix(self.file.display.as_str()) else {
+            return path.to_string();
+        };
+        match rest.strip_prefix('#').and_then(|r| r.split_once(':')) {
+            Some(("0", container)) if container.starts_with('/') => format!("{path}#{container}"),
+            Some((doc, container)) if container.starts_with('/') => {
+                format!("{path}#{doc}:{container}")
+            }
+            _ => match rest.strip_prefix('#') {
+                Some(doc) if doc != "0" && doc.bytes().all(|b| b.is_ascii_digit()) => {
+                    format!("{path}#{doc}")
+                }
+                _ => path.to_string(),
+            },
+        }
+    }
+
     /// MCP `outputSchema`, when the definition writes one.
     pub fn output_schema(&self) -> Option<&Node> {
         self.extras.as_ref()?.get("outputSchema")

@@ -26,6 +26,9 @@ mod silent_clamp;
 mod silent_truncation;
 mod silent_value_fallback;
 mod target_schema_unsupported;
+mod tool_list_budget;
+
+pub(crate) use tool_list_budget::thousands;
 mod tool_surface_drift;
 mod undeclared_argument_read;
 mod unread_declared_argument;
@@ -103,6 +106,8 @@ pub struct Context<'a> {
     pub all: bool,
     /// `[options] truncation-markers`: more words that mark a truncation.
     pub truncation_markers: &'a [String],
+    /// `[options] tool-budget`: S109's threshold per tool list, in tokens.
+    pub tool_budget: usize,
 }
 
 pub trait Rule: Sync {
@@ -213,6 +218,7 @@ pub static REGISTRY: &[RuleEntry] = &[
     declare!("S106", missing_description::MissingDescription),
     declare!("S107", description_undeclared_parameter::DescriptionUndeclaredParameter),
     declare!("S108", description_restates_name::DescriptionRestatesName),
+    declare!("S109", tool_list_budget::ToolListBudget),
 ];
 
 impl std::fmt::Debug for RuleEntry {
@@ -379,8 +385,9 @@ mod tests {
 
     #[test]
     fn selection_by_family_prefix_and_code() {
-        assert_eq!(codes(&[], &[]).len(), REGISTRY.len() - 1);
+        assert_eq!(codes(&[], &[]).len(), REGISTRY.len() - 2);
         assert!(!codes(&[], &[]).contains(&"M101"), "M101 is opt-in");
+        assert!(!codes(&[], &[]).contains(&"S109"), "S109 is opt-in");
         assert_eq!(codes(&["ALL"], &[]).len(), REGISTRY.len());
         assert!(codes(&["M1"], &[]).contains(&"M101"));
         assert_eq!(codes(&["M"], &[]).len(), 10);

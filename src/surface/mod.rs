@@ -252,22 +252,7 @@ fn group_of(t: &ToolDef, path: &str, cwd: &Path, base: &Path) -> String {
         let dir = t.file.path.parent().unwrap_or(Path::new("."));
         return format!("dir:{}", relative(dir, cwd, base));
     }
-    // Manifests: `{display}#{doc}` or `{display}#{doc}:{container}`.
-    let Some(rest) = t.group.strip_prefix(t.file.display.as_str()) else {
-        return path.to_string();
-    };
-    match rest.strip_prefix('#').and_then(|r| r.split_once(':')) {
-        Some(("0", container)) if container.starts_with('/') => format!("{path}#{container}"),
-        Some((doc, container)) if container.starts_with('/') => {
-            format!("{path}#{doc}:{container}")
-        }
-        _ => match rest.strip_prefix('#') {
-            Some(doc) if doc != "0" && doc.bytes().all(|b| b.is_ascii_digit()) => {
-                format!("{path}#{doc}")
-            }
-            _ => path.to_string(),
-        },
-    }
+    t.list_label(path)
 }
 
 fn tool_snap(t: &ToolDef, defined_in: String) -> ToolSnap {

@@ -305,3 +305,51 @@ fn tools_lists_unnamed_openapi_operations_by_method_and_path() {
     assert_eq!(v["tools"][0]["format"], "openapi");
     assert_eq!(v["tools"][0]["name"], "");
 }
+
+/// `tools --budget`: each tool's estimated tokens by list, largest first,
+/// the lists' totals, and the same as JSON.
+#[test]
+fn tools_budget_lists_tokens_by_list() {
+    let out = bin()
+        .args(["tools", "examples", "--budget"])
+        .assert()
+        .code(0)
+        .stdout(contains(
+            "examples/mcp-gateway/tools-list.json#/result/tools: 8 tools, ~",
+        ))
+        .stdout(contains("TOKENS").and(contains("24 tools in 8 lists, ~")))
+        .stdout(contains("o200k_base"));
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // Largest first within a list.
+    let gemini: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("examples/agent/gemini-request.json"))
+        .skip(2)
+        .take(2)
+        .collect();
+    let tokens = |l: &str| {
+        l.split_whitespace()
+            .next()
+            .unwrap()
+            .replace(',', "")
+            .parse::<usize>()
+            .unwrap()
+    };
+    assert!(tokens(gemini[0]) >= tokens(gemini[1]), "{gemini:?}");
+    let out = bin()
+        .args(["tools", "examples", "--budget", "--format", "json"])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 8);
+    let sum: u64 = groups.iter().map(|g| g["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(v["tokens"].as_u64().unwrap(), sum);
+    let per_tool: u64 = groups
+        .iter()
+        .flat_map(|g| g["tools"].as_array().unwrap())
+        .map(|t| t["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_tool, sum);
+    assert!(sum > 500, "{sum}");
+}

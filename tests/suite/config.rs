@@ -171,3 +171,24 @@ fn an_explicit_config_that_does_not_exist_is_an_error() {
         .code(2)
         .stderr(contains("cannot read no-such.toml"));
 }
+
+/// `[options] tool-budget` (S109): shown with its source; 0 is an error
+/// naming the key, a word one pointing at the value.
+#[test]
+fn tool_budget_option_is_checked() {
+    let ws = workspace("toolaudit.toml", "[options]\ntool-budget = 100\n");
+    run_in(ws.path(), &["config", "."])
+        .code(0)
+        .stdout(contains("options.tool-budget").and(contains("100")));
+    run_in(ws.path(), &["scan", ".", "--select", "S109"])
+        .code(1)
+        .stdout(contains("S109").and(contains("over the budget of 100")));
+    let ws = workspace("toolaudit.toml", "[options]\ntool-budget = 0\n");
+    run_in(ws.path(), &["scan", "."])
+        .code(2)
+        .stderr(contains("`tool-budget` is 0 tokens"));
+    let ws = workspace("toolaudit.toml", "[options]\ntool-budget = \"big\"\n");
+    run_in(ws.path(), &["scan", "."])
+        .code(2)
+        .stderr(contains("toolaudit.toml:2:15").and(contains("expected usize")));
+}

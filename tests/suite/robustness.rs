@@ -98,6 +98,7 @@ fn check_all(text: &str, docs: &[toolaudit::syntax::Node]) {
         explicit: &["S106"],
         all: false,
         truncation_markers: &[],
+        tool_budget: 1,
     };
     let refs: Vec<_> = tools.iter().collect();
     let mut out = Vec::new();
@@ -152,7 +153,7 @@ proptest! {
         let targets: Vec<_> = TARGETS.iter().collect();
         let ids: Vec<&str> = TARGETS.iter().map(|t| t.id).collect();
         for all in [false, true] {
-            let cx = Context { targets: &targets, named_targets: &ids, explicit: &[], all, truncation_markers: &[] };
+            let cx = Context { targets: &targets, named_targets: &ids, explicit: &[], all, truncation_markers: &[], tool_budget: 1 };
             let rules: Vec<_> = REGISTRY.iter().collect();
             let facts = toolaudit::rust::analyze::analyze(&file, tree.root_node(), &cx, &rules);
             let mut k = toolaudit::rust::link::link(vec![facts], "crate:t", &|_| false, false, false);

@@ -76,6 +76,7 @@ pub fn scan(paths: &[&Path], select: &[&str], target: &[&str]) -> Scan {
     let opts = ScanOptions {
         scope: Default::default(),
         truncation_markers: Vec::new(),
+        tool_budget: toolaudit::budget::DEFAULT_GROUP_BUDGET,
         walk: WalkOptions {
             paths: paths.iter().map(|p| p.to_path_buf()).collect(),
             ..WalkOptions::default()
