@@ -17,6 +17,7 @@ pub mod discover;
 pub mod engine;
 pub mod error;
 pub mod extract;
+pub mod fix;
 pub mod link;
 pub mod model;
 pub mod report;

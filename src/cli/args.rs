@@ -195,6 +195,18 @@ pub struct ScanArgs {
     /// SARIF: also write suppressed findings, marked as suppressed with their reason
     #[arg(long)]
     pub show_suppressed: bool,
+
+    /// Apply the safe fixes to JSON and YAML manifests, then report what is left
+    #[arg(long)]
+    pub fix: bool,
+
+    /// Print the fixes as a unified diff instead of applying them (exit 1 when there are some)
+    #[arg(long, conflicts_with = "fix")]
+    pub diff: bool,
+
+    /// With --fix or --diff: include fixes that change a tool's contract (a name, the keys it accepts)
+    #[arg(long)]
+    pub unsafe_fixes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -168,22 +168,62 @@ fn scan(args: ScanArgs) -> Result<u8> {
         print_notifications(&result, args.input.verbose);
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    if let (Some(rev), Some(changed)) = (&args.diff_base, &changed) {
-        // A drift of the tool surface is a change whatever lines it is on
-        // (a removed tool is shown at its unchanged snapshot entry).
-        let on_changed_line = |d: &crate::model::Diagnostic| {
-            let abs = crate::source::normalize(&cwd.join(&d.file.path));
-            d.code.starts_with('P') || changed.contains(&abs, d.file.line_col(d.span.start).line)
-        };
-        let before = result.diagnostics.len();
-        result.diagnostics.retain(on_changed_line);
-        result.suppressed.retain(|(d, _)| on_changed_line(d));
-        result.diff_base = Some((rev.clone(), before - result.diagnostics.len()));
-    }
-    if let Some(path) = &args.baseline {
-        let baseline = crate::baseline::Baseline::load(path)?;
-        let root = crate::source::project_root(&cwd);
-        result.baseline = Some(baseline.apply(&mut result.diagnostics, &cwd, &root));
+    let narrow = |result: &mut engine::Scan| -> Result<()> {
+        if let (Some(rev), Some(changed)) = (&args.diff_base, &changed) {
+            // A drift of the tool surface is a change whatever lines it is on
+            // (a removed tool is shown at its unchanged snapshot entry).
+            let on_changed_line = |d: &crate::model::Diagnostic| {
+                let abs = crate::source::normalize(&cwd.join(&d.file.path));
+                d.code.starts_with('P')
+                    || changed.contains(&abs, d.file.line_col(d.span.start).line)
+            };
+            let before = result.diagnostics.len();
+            result.diagnostics.retain(on_changed_line);
+            result.suppressed.retain(|(d, _)| on_changed_line(d));
+            result.diff_base = Some((rev.clone(), before - result.diagnostics.len()));
+        }
+        if let Some(path) = &args.baseline {
+            let baseline = crate::baseline::Baseline::load(path)?;
+            let root = crate::source::project_root(&cwd);
+            result.baseline = Some(baseline.apply(&mut result.diagnostics, &cwd, &root));
+        }
+        Ok(())
+    };
+    narrow(&mut result)?;
+    if args.fix || args.diff {
+        let changes = fixes(&result, args.unsafe_fixes)?;
+        if args.diff {
+            let mut out = std::io::stdout().lock();
+            for (f, new) in &changes {
+                out.write_all(
+                    crate::fix::unified_diff(&f.file.display, &f.file.text, new).as_bytes(),
+                )?;
+            }
+            if !args.quiet {
+                eprintln!(
+                    "{}",
+                    fix_summary(&changes, "would fix", &result, args.unsafe_fixes)
+                );
+            }
+            return Ok(if changes.is_empty() {
+                exit::CLEAN
+            } else {
+                exit::FINDINGS
+            });
+        }
+        for (f, new) in &changes {
+            output::write_file(&f.file.path, |w| w.write_all(new.as_bytes()))?;
+        }
+        if !args.quiet {
+            eprintln!(
+                "{}",
+                fix_summary(&changes, "fixed", &result, args.unsafe_fixes)
+            );
+        }
+        if !changes.is_empty() {
+            result = engine::scan(opts)?;
+            narrow(&mut result)?;
+        }
     }
     let color = args.format == Format::Human
         && args.output.is_none()
@@ -351,6 +391,78 @@ fn tools(args: ToolsArgs) -> Result<u8> {
     } else {
         exit::CLEAN
     })
+}
+
+/// The fixes `--fix` / `--diff` would apply, with each file's new text.
+/// A file that changed on disk since it was read is left alone, and so
+/// is one whose new text would not parse (a fix that broke it).
+fn fixes(
+    result: &engine::Scan,
+    unsafe_fixes: bool,
+) -> Result<Vec<(crate::fix::FileFixes, String)>> {
+    let mut out = Vec::new();
+    for f in crate::fix::plan(&result.diagnostics, &result.tools, unsafe_fixes) {
+        let new = crate::fix::apply(&f.file.text, &f.edits);
+        let syntax = crate::fix::Syntax::of(&f.file).expect("plan keeps manifests only");
+        if !crate::fix::still_parses(syntax, &new) {
+            eprintln!(
+                "toolaudit: warning: {}: not fixed, the fixed text would not parse (please report this)",
+                f.file.display
+            );
+            continue;
+        }
+        let on_disk = std::fs::read_to_string(&f.file.path)
+            .with_context(|| format!("cannot read {}", f.file.display))?;
+        if on_disk != *f.file.text {
+            eprintln!(
+                "toolaudit: warning: {}: not fixed, it changed while it was scanned",
+                f.file.display
+            );
+            continue;
+        }
+        out.push((f, new));
+    }
+    Ok(out)
+}
+
+/// `fixed 3 problems (S104 ×1, S105 ×2) in 2 files; 4 more with --unsafe-fixes`.
+fn fix_summary(
+    changes: &[(crate::fix::FileFixes, String)],
+    verb: &str,
+    result: &engine::Scan,
+    unsafe_fixes: bool,
+) -> String {
+    let mut by_code: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (f, _) in changes {
+        for d in &f.fixed {
+            *by_code.entry(d.code).or_default() += 1;
+        }
+    }
+    let n: usize = by_code.values().sum();
+    let codes: Vec<String> = by_code.iter().map(|(c, k)| format!("{c} ×{k}")).collect();
+    let mut s = format!(
+        "toolaudit: {verb} {}{} in {}",
+        report::plural(n, "problem"),
+        if codes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", codes.join(", "))
+        },
+        report::plural(changes.len(), "file"),
+    );
+    if !unsafe_fixes {
+        let count = |plan: Vec<crate::fix::FileFixes>| -> usize {
+            plan.iter().map(|f| f.fixed.len()).sum()
+        };
+        let more =
+            count(crate::fix::plan(&result.diagnostics, &result.tools, true)).saturating_sub(
+                count(crate::fix::plan(&result.diagnostics, &result.tools, false)),
+            );
+        if more > 0 {
+            s.push_str(&format!("; {more} more with --unsafe-fixes"));
+        }
+    }
+    s
 }
 
 /// `tools --budget`: the estimated tokens of each tool, by tool list

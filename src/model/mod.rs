@@ -406,6 +406,36 @@ pub struct Label {
     pub message: String,
 }
 
+/// Whether `--fix` applies a fix by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Keeps what the tool accepts and does; applied by `--fix`.
+    Safe,
+    /// Changes the tool's contract (a name, what it accepts): applied only
+    /// with `--unsafe-fixes`.
+    Unsafe,
+}
+
+/// One replacement of a byte range of the finding's file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub span: Span,
+    pub text: String,
+}
+
+/// A machine-applicable fix of a finding: edits of the finding's file.
+#[derive(Clone, Debug)]
+pub struct Fix {
+    /// What the fix does, imperative (`Remove the invalid default`).
+    pub title: String,
+    pub applicability: Applicability,
+    pub edits: Vec<Edit>,
+    /// A tool rename: applied only when no tool of the same list has (or
+    /// is renamed to) this name.
+    pub new_name: Option<String>,
+}
+
 /// One finding of one rule.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
@@ -428,6 +458,8 @@ pub struct Diagnostic {
     /// when `tool` is set (`/name`, `/inputSchema/properties/x`), so that
     /// adding a tool above does not change it; part of the fingerprint.
     pub pointer: Option<String>,
+    /// A fix `--fix` can apply (manifests only).
+    pub fix: Option<Fix>,
 }
 
 impl Diagnostic {
@@ -444,6 +476,7 @@ impl Diagnostic {
             help: None,
             tool: None,
             pointer: None,
+            fix: None,
         }
     }
 
@@ -473,6 +506,12 @@ impl Diagnostic {
 
     pub fn help(mut self, h: impl Into<String>) -> Self {
         self.help = Some(h.into());
+        self
+    }
+
+    /// Attaches a fix, when there is one.
+    pub fn fix(mut self, f: Option<Fix>) -> Self {
+        self.fix = f;
         self
     }
 

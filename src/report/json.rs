@@ -70,6 +70,17 @@ pub fn render(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
             "tool": d.tool,
             "pointer": d.pointer,
             "fingerprint": fp,
+            "fix": d.fix.as_ref().filter(|_| crate::fix::Syntax::of(&d.file).is_some()).map(|f| {
+                let edits: Vec<Value> = f
+                    .edits
+                    .iter()
+                    .map(|e| {
+                        let (start, end) = range(&d.file, e.span);
+                        json!({"start": start, "end": end, "content": e.text})
+                    })
+                    .collect();
+                json!({"title": f.title, "applicability": f.applicability, "edits": edits})
+            }),
         })
     });
     let mut by_severity = serde_json::Map::new();

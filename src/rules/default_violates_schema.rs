@@ -4,7 +4,10 @@
 use serde_json::Value;
 
 use super::{Context, Rule};
-use crate::model::{Diagnostic, SchemaKind, SchemaRole, SchemaView, Severity, ToolDef};
+use crate::fix;
+use crate::model::{
+    Applicability, Diagnostic, Fix, SchemaKind, SchemaRole, SchemaView, Severity, ToolDef,
+};
 use crate::rules::invalid_tool_name::short;
 use crate::schema::{Dialect, walk};
 use crate::syntax::Node;
@@ -108,11 +111,29 @@ fn check_schema(tool: &ToolDef, view: &SchemaView, out: &mut Vec<Diagnostic>) {
                                 "enum" | "const" => "the model is offered a value that validation then rejects, or the handler receives a value of the wrong type",
                                 _ => "the model learns the argument's shape from examples: it copies an invalid one",
                             })
-                            .help(format!("change {what} to a value the schema accepts, or fix the schema")),
+                            .help(format!("change {what} to a value the schema accepts, or fix the schema"))
+                            .fix(if *keyword == "default" { drop_default(view, sub.node) } else { None }),
                     );
             }
         }
     });
+}
+
+/// Removing a `default` that fails its schema is safe: what the tool
+/// accepts does not change, and the model stops being told a wrong value.
+fn drop_default(view: &SchemaView, node: &Node) -> Option<Fix> {
+    let syntax = fix::Syntax::of(view.file)?;
+    Some(Fix {
+        title: "Remove the `default` that fails its own schema".into(),
+        applicability: Applicability::Safe,
+        edits: vec![fix::remove_member(
+            &view.file.text,
+            syntax,
+            node,
+            "default",
+        )?],
+        new_name: None,
+    })
 }
 
 /// A validator for `sub` without the `removed` keywords, with the root's

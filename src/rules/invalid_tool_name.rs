@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::{Context, Rule, join_and};
 use crate::extract::openapi;
-use crate::model::{Diagnostic, Severity, ToolDef, ToolFormat};
+use crate::model::{Applicability, Diagnostic, Fix, Severity, ToolDef, ToolFormat};
 use crate::targets::Target;
 
 pub struct InvalidToolName;
@@ -214,6 +214,24 @@ fn check_name(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
             None => "give the tool a name of ASCII letters, digits, `_` and `-`".to_string(),
         }
     };
+    // Unsafe: whoever calls the tool by its old name must follow. Only the
+    // definition is renamed, and only to a name free in its list.
+    let rename = (!template && tool.name_alternatives.is_empty() && tool.name_via.is_empty())
+        .then(|| suggest_name(name, cx.targets))
+        .flatten()
+        .and_then(|s| {
+            crate::fix::Syntax::of(&tool.name_file)?;
+            Some(Fix {
+                title: format!("Rename the tool to `{s}`"),
+                applicability: Applicability::Unsafe,
+                edits: vec![crate::fix::replace_scalar(
+                    &tool.name_file.text,
+                    tool.name.span,
+                    &s,
+                )?],
+                new_name: Some(s),
+            })
+        });
     out.push(
         Diagnostic::new("N101", severity, &tool.name_file, tool.name.span)
             .message(if empty {
@@ -226,6 +244,7 @@ fn check_name(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
             .label(label)
             .note(note)
             .help(help)
+            .fix(rename)
             .for_tool_name(tool),
     );
 }

@@ -2,7 +2,8 @@
 //! through, so a misspelled argument is dropped without a word.
 
 use super::{Context, Rule};
-use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef};
+use crate::fix;
+use crate::model::{Applicability, Diagnostic, Edit, Fix, SchemaKind, Severity, ToolDef};
 use crate::rules::invalid_tool_name::short;
 use crate::schema::{Place, is_object_schema, walk};
 use crate::source::Span;
@@ -88,10 +89,31 @@ impl Rule for OpenInputSchema {
                     .help("reject unknown keys in the tool's handler and return an error that names them")
             } else {
                 d.help("add `\"additionalProperties\": false` to this object, and reject unknown keys in the handler too")
+                    .fix(close_object(tool, node, explicit_true))
             };
             out.push(d);
         });
     }
+}
+
+/// `"additionalProperties": false` on the object: unsafe, since arguments
+/// the schema does not declare are refused from then on.
+fn close_object(tool: &ToolDef, node: &Node, explicit: Option<&Node>) -> Option<Fix> {
+    let file = &tool.schema_file;
+    let syntax = fix::Syntax::of(file)?;
+    let edit = match explicit {
+        Some(v) => Edit {
+            span: v.span,
+            text: "false".into(),
+        },
+        None => fix::insert_member(&file.text, syntax, node, "additionalProperties", "false")?,
+    };
+    Some(Fix {
+        title: "Add `\"additionalProperties\": false`".into(),
+        applicability: Applicability::Unsafe,
+        edits: vec![edit],
+        new_name: None,
+    })
 }
 
 /// A plausible misspelling of the object's first optional property, for

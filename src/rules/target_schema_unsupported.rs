@@ -10,7 +10,10 @@
 //!   every tool when `openai-strict` / `anthropic-strict` is a target.
 
 use super::{Context, Rule, join_and};
-use crate::model::{Diagnostic, SchemaKind, Severity, ToolDef, ToolFormat};
+use crate::fix;
+use crate::model::{
+    Applicability, Diagnostic, Edit, Fix, SchemaKind, Severity, ToolDef, ToolFormat,
+};
 use crate::rules::invalid_tool_name::short;
 use crate::schema::{Place, Sub, has_type, is_object_schema, walk};
 use crate::source::Span;
@@ -465,6 +468,32 @@ fn check_openai_strict(c: &mut Checker, node: &Node, sub: &Sub) {
         other => {
             let span = other.map_or_else(|| Checker::keyword_span(node, "type"), |n| n.span);
             c.push(span, p, format!("object at {} lacks `\"additionalProperties\": false`, which OpenAI strict mode requires", Checker::at(p)), "needs `\"additionalProperties\": false`", "OpenAI answers `'additionalProperties' is required to be supplied and to be false`", "add `\"additionalProperties\": false` to this object");
+            // Safe: a strict tool with an open object is refused whole.
+            let file = &c.tool.schema_file;
+            let fix = fix::Syntax::of(file).and_then(|syntax| {
+                let edit = match other {
+                    Some(v) => Some(Edit {
+                        span: v.span,
+                        text: "false".into(),
+                    }),
+                    None => fix::insert_member(
+                        &file.text,
+                        syntax,
+                        node,
+                        "additionalProperties",
+                        "false",
+                    ),
+                }?;
+                Some(Fix {
+                    title: "Add `\"additionalProperties\": false`".into(),
+                    applicability: Applicability::Safe,
+                    edits: vec![edit],
+                    new_name: None,
+                })
+            });
+            if let Some(d) = c.out.last_mut() {
+                d.fix = fix;
+            }
         }
     }
     let required: Vec<&str> = node

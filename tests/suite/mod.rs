@@ -4,6 +4,7 @@ mod baseline;
 mod cli;
 mod config;
 mod diff;
+mod fix;
 mod fixtures;
 mod hardening;
 mod meta;
