@@ -288,7 +288,9 @@ fn check_boolean_subschema(c: &mut Checker, node: &Node, sub: &Sub, b: bool, tar
     let (what, help) = if sub.keyword == "properties" {
         (
             format!("property `{}`", short(p.rsplit('/').next().unwrap_or(p))),
-            if b {
+            if c.tool.schema_derived {
+                "give the field a doc comment (schemars then writes `{\"description\": …}`), or a schema of its own with `#[schemars(with = \"…\")]`"
+            } else if b {
                 "write the property's schema, or `{}` (with a `description`) for any value"
             } else {
                 "remove the property (with `\"additionalProperties\": false` the key is refused), or write `{\"not\": {}}`"

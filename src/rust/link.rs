@@ -536,11 +536,20 @@ fn struct_schema(fields: &[FieldFact], closed: bool, nulls: bool, at: Span) -> N
                 f.span,
             ));
         }
-        props.push(member(
-            &f.wire,
-            synth(NodeKind::Object(members), f.span),
-            f.span,
-        ));
+        // schemars writes `true` for a bare `serde_json::Value` (any JSON
+        // value); a doc comment turns it into `{"description": …}`.
+        let any_value = type_name(ty.trim_start_matches('&').trim()) == "Value"
+            || ty
+                .trim()
+                .strip_prefix("Option<")
+                .and_then(|r| r.strip_suffix('>'))
+                .is_some_and(|i| type_name(i.trim()) == "Value");
+        let value = if any_value && members.is_empty() {
+            NodeKind::Bool(true)
+        } else {
+            NodeKind::Object(members)
+        };
+        props.push(member(&f.wire, synth(value, f.span), f.span));
         if !f.optional {
             required.push(synth(NodeKind::String(f.wire.clone()), f.span));
         }
