@@ -2,9 +2,13 @@
 //! `type: "object"`, or uses composition a target rejects at the root.
 
 use super::{Context, Rule, join_and};
-use crate::model::{Diagnostic, SchemaKind, SchemaRole, Severity, ToolDef, ToolFormat};
+use crate::fix;
+use crate::model::{
+    Applicability, Diagnostic, Edit, Fix, SchemaKind, SchemaRole, Severity, ToolDef, ToolFormat,
+};
 use crate::rules::invalid_tool_name::short;
 use crate::source::Span;
+use crate::syntax::Node;
 use crate::syntax::NodeKind;
 
 pub struct InputSchemaNotObject;
@@ -144,10 +148,142 @@ fn check_input(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
                         ))
                         .label("root composition")
                         .note("Anthropic answers `input_schema does not support oneOf, allOf, or anyOf at the top level` even when `type: \"object\"` is set, and Claude Code skips the server")
-                        .help("move the alternatives into a property, or merge them into one object schema with optional properties"),
+                        .help("move the alternatives into a property, or merge them into one object schema with optional properties")
+                        .fix(merge_alternatives(tool, schema, kw)),
                 );
         }
     }
+}
+
+/// Unsafe fix of a root `anyOf`/`oneOf`/`allOf` of plain object schemas:
+/// their properties become properties of the root, required only when
+/// every alternative requires them (every one for `allOf`), and the
+/// keyword goes. The arguments keep their shape, so the handler still
+/// reads them; what is lost is the check that they fit one alternative.
+fn merge_alternatives(tool: &ToolDef, schema: &Node, kw: &str) -> Option<Fix> {
+    let file = &tool.schema_file;
+    let syntax = fix::Syntax::of(file)?;
+    let text = &file.text;
+    let compositions = ["anyOf", "oneOf", "allOf"];
+    if compositions
+        .iter()
+        .filter(|k| schema.get(k).is_some())
+        .count()
+        != 1
+        || schema.get("type").and_then(Node::as_str) != Some("object")
+    {
+        return None;
+    }
+    let branches = schema.get(kw)?.items()?;
+    let root_props = schema.get("properties");
+    let mut new_props: Vec<(&str, &Node)> = Vec::new();
+    let mut per_branch: Vec<Vec<&str>> = Vec::new();
+    for b in branches {
+        let members = b.members()?;
+        let plain = members.iter().all(|m| {
+            matches!(
+                m.key.as_str(),
+                "type"
+                    | "properties"
+                    | "required"
+                    | "description"
+                    | "title"
+                    | "additionalProperties"
+            )
+        });
+        if !plain || b.get("type").is_some_and(|t| t.as_str() != Some("object")) {
+            return None;
+        }
+        let required: Option<Vec<&str>> = b
+            .get("required")
+            .and_then(Node::items)
+            .unwrap_or_default()
+            .iter()
+            .map(Node::as_str)
+            .collect();
+        per_branch.push(required?);
+        for p in b
+            .get("properties")
+            .and_then(Node::members)
+            .unwrap_or_default()
+        {
+            let raw = &text[p.value.span.range()];
+            // A YAML block value cannot move to another indentation as is.
+            if syntax == fix::Syntax::Yaml && raw.trim_end().contains('\n') && !raw.starts_with('{')
+            {
+                return None;
+            }
+            let known = root_props
+                .and_then(|r| r.get(&p.key))
+                .or_else(|| new_props.iter().find(|(k, _)| *k == p.key).map(|(_, v)| *v));
+            match known {
+                // Two different schemas for one key: no single object says both.
+                Some(v) if v.to_json() != p.value.to_json() => return None,
+                Some(_) => {}
+                None => new_props.push((&p.key, &p.value)),
+            }
+        }
+    }
+    let mut required: Vec<&str> = schema
+        .get("required")
+        .and_then(Node::items)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .collect();
+    let before = required.len();
+    let first = per_branch.first().cloned().unwrap_or_default();
+    for name in per_branch.iter().flatten().chain(first.iter()) {
+        let all = per_branch.iter().all(|r| r.contains(name));
+        if (kw == "allOf" || all) && !required.contains(name) {
+            required.push(name);
+        }
+    }
+    let mut edits = vec![fix::remove_member(text, syntax, schema, kw)?];
+    let raw = |n: &Node| text[n.span.range()].trim_end().to_string();
+    match root_props {
+        Some(props) => {
+            for (k, v) in &new_props {
+                edits.push(fix::insert_member(text, syntax, props, k, &raw(v))?);
+            }
+        }
+        None if !new_props.is_empty() => {
+            let inner: Vec<String> = new_props
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}: {}",
+                        serde_json::to_string(k).unwrap_or_default(),
+                        raw(v)
+                    )
+                })
+                .collect();
+            edits.push(fix::insert_member(
+                text,
+                syntax,
+                schema,
+                "properties",
+                &format!("{{{}}}", inner.join(", ")),
+            )?);
+        }
+        None => {}
+    }
+    if required.len() > before {
+        let list = serde_json::to_string(&required).ok()?;
+        match schema.get("required") {
+            Some(r) => edits.push(Edit {
+                span: r.span,
+                text: list,
+            }),
+            None => edits.push(fix::insert_member(text, syntax, schema, "required", &list)?),
+        }
+    }
+    Some(Fix {
+        title: format!("Merge the `{kw}` alternatives into the root object"),
+        applicability: Applicability::Unsafe,
+        edits,
+        new_name: None,
+    })
 }
 
 fn schema_text(raw: &str) -> String {

@@ -10,7 +10,7 @@ use predicates::str::contains;
 
 use super::util::{bin, fixtures};
 
-const FILES: [&str; 2] = ["tools.json", "openai-tools.yaml"];
+const FILES: [&str; 3] = ["tools.json", "openai-tools.yaml", "root-anyof.json"];
 
 /// The fix fixtures in a temporary folder.
 fn copy() -> tempfile::TempDir {
@@ -52,7 +52,7 @@ fn diff_shows_the_fixes_and_writes_nothing() {
     let out = run(dir.path(), &["--diff", "--unsafe-fixes"])
         .code(1)
         .stderr(contains(
-            "would fix 7 problems (M101 ×1, N101 ×1, S104 ×2, S105 ×3) in 2 files",
+            "would fix 9 problems (M101 ×2, N101 ×1, S102 ×1, S104 ×2, S105 ×3) in 3 files",
         ));
     insta::assert_snapshot!(String::from_utf8(out.get_output().stdout.clone()).unwrap());
     for f in FILES {
@@ -64,7 +64,7 @@ fn diff_shows_the_fixes_and_writes_nothing() {
     }
     // Safe fixes only: the rename and the closing of an open schema wait.
     run(dir.path(), &["--diff"]).code(1).stderr(contains(
-        "would fix 5 problems (S104 ×2, S105 ×3) in 2 files; 2 more with --unsafe-fixes",
+        "would fix 5 problems (S104 ×2, S105 ×3) in 2 files; 4 more with --unsafe-fixes",
     ));
 }
 
@@ -77,12 +77,13 @@ fn fix_round_trip() {
         .stdout
         .clone();
     run(dir.path(), &["--fix"]).stderr(contains("fixed 5 problems (S104 ×2, S105 ×3) in 2 files"));
-    run(dir.path(), &["--fix", "--unsafe-fixes"])
-        .stderr(contains("fixed 2 problems (M101 ×1, N101 ×1) in 1 file"));
+    run(dir.path(), &["--fix", "--unsafe-fixes"]).stderr(contains(
+        "fixed 4 problems (M101 ×2, N101 ×1, S102 ×1) in 2 files",
+    ));
     let after = findings(dir.path());
     // What was fixed is gone; what had no fix (or a taken name) is left.
     let gone: Vec<_> = before.iter().filter(|f| !after.contains(f)).collect();
-    assert_eq!(gone.len(), 7, "{gone:#?}");
+    assert_eq!(gone.len(), 9, "{gone:#?}");
     assert!(
         after
             .iter()
@@ -97,6 +98,10 @@ fn fix_round_trip() {
         after
             .iter()
             .any(|(code, _, m)| code == "N101" && m.contains("`notes.read`")),
+        "{after:#?}"
+    );
+    assert!(
+        after.iter().all(|(code, _, _)| code != "S102"),
         "{after:#?}"
     );
     assert!(
