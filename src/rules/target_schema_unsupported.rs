@@ -12,10 +12,10 @@
 use super::{Context, Rule, join_and};
 use crate::fix;
 use crate::model::{
-    Applicability, Diagnostic, Edit, Fix, SchemaKind, Severity, ToolDef, ToolFormat,
+    Applicability, Diagnostic, Edit, Fix, SchemaKind, SchemaRole, Severity, ToolDef, ToolFormat,
 };
 use crate::rules::invalid_tool_name::short;
-use crate::schema::{Place, Sub, has_type, is_object_schema, walk};
+use crate::schema::{Dialect, Place, Sub, has_type, is_object_schema, walk};
 use crate::source::Span;
 use crate::syntax::{Node, NodeKind};
 
@@ -134,6 +134,7 @@ impl Checker<'_> {
 
 impl Rule for TargetSchemaUnsupported {
     fn check_tool(&self, cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
+        check_output_dialect(cx, tool, out);
         let Some(root) = &tool.input_schema else {
             return;
         };
@@ -174,6 +175,28 @@ impl Rule for TargetSchemaUnsupported {
             .filter(|id| selected(id))
             .collect();
 
+        // Anthropic validates every schema as 2020-12, whatever `$schema`
+        // says: shapes only older dialects allow are refused.
+        let dialect = Dialect::of(root).ok();
+        let older: Vec<&str> = [
+            "anthropic",
+            "anthropic-strict",
+            "claude-connectors",
+            "mistral",
+        ]
+        .into_iter()
+        .filter(|id| selected(id))
+        .collect();
+        let named = |id: &str| cx.named_targets.contains(&id);
+        // OpenAI refuses an object without `properties` at the root, strict
+        // or not; MCP allows it, so MCP tools are judged on it only when
+        // `openai` is named.
+        if (openai_format && selected("openai"))
+            || (json_schema && (named("openai") || named("openai-strict")))
+        {
+            check_openai_properties(out, tool, root);
+        }
+
         let mut c = Checker { tool, out };
         let mut properties = 0usize;
         let mut enum_values = 0usize;
@@ -203,6 +226,9 @@ impl Rule for TargetSchemaUnsupported {
                     "OpenAI answers `array schema missing items`, Gemini `items: missing field`, and VS Code drops the tool: the request fails before the model sees any tool",
                     "add `items` with the element schema, e.g. `\"items\": {\"type\": \"string\"}`",
                 );
+            }
+            if json_schema && !older.is_empty() {
+                check_older_dialect(&mut c, node, p, dialect, &older);
             }
             if anthropic && sub.place == Place::Alternative && sub.keyword == "anyOf" {
                 check_anthropic_nested_any_of(&mut c, node, p);
@@ -277,6 +303,136 @@ enum Via {
     Native,
     /// A JSON Schema tool that a host passes on unchanged.
     AsIs,
+}
+
+/// `{"type": "object"}` without `properties` at the root: OpenAI answers
+/// `Invalid schema for function '…': In context=(), object schema missing
+/// properties.` with or without strict mode.
+fn check_openai_properties(out: &mut Vec<Diagnostic>, tool: &ToolDef, root: &Node) {
+    if !has_type(root, "object")
+        || root.get("properties").is_some()
+        || ["$ref", "anyOf", "oneOf", "allOf"]
+            .iter()
+            .any(|k| root.get(k).is_some())
+        || root.has_opaque()
+    {
+        return;
+    }
+    let span = Checker::keyword_span(root, "type");
+    let file = &tool.schema_file;
+    let fix = fix::Syntax::of(file).and_then(|syntax| {
+        Some(Fix {
+            title: "Add `\"properties\": {}`".into(),
+            applicability: Applicability::Safe,
+            edits: vec![fix::insert_member(
+                &file.text,
+                syntax,
+                root,
+                "properties",
+                "{}",
+            )?],
+            new_name: None,
+        })
+    });
+    out.push(
+        Diagnostic::new("S105", Severity::Error, file, span)
+            .in_schema(tool, "")
+            .message(format!("input schema of `{}` is an object without `properties`, which OpenAI rejects", short(&tool.name.value)))
+            .label("no `properties`")
+            .note("OpenAI answers `Invalid schema for function '…': In context=(), object schema missing properties.` with or without strict mode, so the request fails before the model sees any tool; MCP allows `{\"type\": \"object\"}` for a tool without arguments, and hosts that pass it on unchanged (LangChain's MCP adapters, fast-agent, Spring AI) fail")
+            .help("add `\"properties\": {}` (with `\"additionalProperties\": false` for a tool that takes no arguments)")
+            .fix(fix),
+    );
+}
+
+/// Shapes only dialects before 2020-12 allow: a tuple `items: [..]` and a
+/// boolean `exclusiveMinimum`/`exclusiveMaximum` (draft-04). Anthropic
+/// validates tool schemas as 2020-12 whatever `$schema` says (`JSON schema
+/// is invalid. It must match JSON Schema draft 2020-12`); Mistral refuses
+/// the boolean bound (`Invalid tool schema`). Under 2020-12 itself S101
+/// reports both.
+fn check_older_dialect(
+    c: &mut Checker,
+    node: &Node,
+    p: &str,
+    dialect: Option<Dialect>,
+    targets: &[&str],
+) {
+    let Some(d) = dialect.filter(|d| *d != Dialect::Draft202012) else {
+        return;
+    };
+    let anthropic: Vec<&str> = targets
+        .iter()
+        .copied()
+        .filter(|t| *t != "mistral")
+        .collect();
+    if let Some(items) = node
+        .get_member("items")
+        .filter(|m| matches!(m.value.kind, NodeKind::Array(_)))
+        && !anthropic.is_empty()
+    {
+        c.push(
+            items.key_span,
+            &format!("{p}/items"),
+            format!("tuple `items` (an array of schemas) at {}, which {} reject{}: they read every schema as 2020-12", Checker::at(p), join_and(&anthropic), if anthropic.len() == 1 { "s" } else { "" }),
+            "`items` as an array",
+            "`$schema` says an older dialect, but Anthropic validates tool schemas as JSON Schema 2020-12 and answers `JSON schema is invalid. It must match JSON Schema draft 2020-12`: the request fails",
+            "use `prefixItems` for the tuple (and `items` for the rest), the 2020-12 spelling",
+        );
+    }
+    if d != Dialect::Draft4 {
+        return;
+    }
+    for kw in ["exclusiveMinimum", "exclusiveMaximum"] {
+        if let Some(m) = node
+            .get_member(kw)
+            .filter(|m| matches!(m.value.kind, NodeKind::Bool(_)))
+        {
+            c.push(
+                m.value.span,
+                &format!("{p}/{kw}"),
+                format!("boolean `{kw}` at {} (draft-04), which {} reject{}", Checker::at(p), join_and(targets), if targets.len() == 1 { "s" } else { "" }),
+                "a number since draft-06",
+                "Anthropic validates tool schemas as 2020-12 (`JSON schema is invalid. It must match JSON Schema draft 2020-12`) and Mistral answers `Invalid tool schema … is not valid under any of the given schemas`: the request fails",
+                &format!("write the bound itself: `\"{kw}\": <number>` instead of `\"{}\": <number>, \"{kw}\": true`", if kw == "exclusiveMinimum" { "minimum" } else { "maximum" }),
+            );
+        }
+    }
+}
+
+/// An MCP `outputSchema` that declares a dialect older than 2020-12:
+/// Claude Code and Claude Desktop (TypeScript SDK clients before its fix)
+/// refuse every call of the tool (`… has an invalid outputSchema: JSON
+/// Schema declares an unsupported dialect`).
+fn check_output_dialect(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
+    if !cx
+        .targets
+        .iter()
+        .any(|t| matches!(t.id, "mcp" | "claude-connectors"))
+    {
+        return;
+    }
+    let Some(view) = tool
+        .schemas()
+        .into_iter()
+        .find(|v| v.role == SchemaRole::Output)
+    else {
+        return;
+    };
+    let Some(s) = view.root.get("$schema") else {
+        return;
+    };
+    if !matches!(Dialect::of(view.root), Ok(d) if d != Dialect::Draft202012) {
+        return;
+    }
+    out.push(
+        Diagnostic::new("S105", Severity::Error, view.file, s.span)
+            .in_view(tool, &view, "/$schema")
+            .message(format!("output schema of `{}` declares `{}`; Claude Code and Claude Desktop validate results as 2020-12 only", short(&tool.name.value), short(s.as_str().unwrap_or("an older dialect"))))
+            .label("unsupported dialect for Claude hosts")
+            .note("the tool list loads and the tool looks registered, but every call fails in the client: `Tool '…' has an invalid outputSchema: JSON Schema declares an unsupported dialect … The default validator supports JSON Schema 2020-12 only` (zod-to-json-schema stamps draft-07)")
+            .help("remove `$schema` from the output schema (2020-12 is MCP's default), or emit 2020-12"),
+    );
 }
 
 /// `"properties": {"x": true}`, `"items": true`: valid JSON Schema that
