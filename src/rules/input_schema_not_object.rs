@@ -107,7 +107,12 @@ fn check_input(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
                 diag(schema.span.start_only(), "")
                     .message(format!("input schema of `{name}` has no `type`; the root must be `\"type\": \"object\"`"))
                     .label("schema without `type`")
-                    .help(r#"add `"type": "object"` to the root of the schema"#),
+                    .help(if schema.get("title").and_then(Node::as_str) == Some("AnyValue") && fix::Syntax::of(&tool.schema_file).is_none() {
+                        // rmcp's `Parameters<serde_json::Value>`.
+                        "`Parameters<serde_json::Value>` derives `{\"title\": \"AnyValue\"}`: take a struct that derives `JsonSchema`, or `Parameters<JsonObject>` (`\"type\": \"object\"`)"
+                    } else {
+                        r#"add `"type": "object"` to the root of the schema"#
+                    }),
             ),
             Some(t) if t.as_str().is_some_and(object_type) => {}
             Some(t) => out.push(

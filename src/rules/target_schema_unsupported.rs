@@ -459,7 +459,11 @@ fn check_boolean_subschema(c: &mut Checker, node: &Node, sub: &Sub, b: bool, tar
                 sub.keyword,
                 Checker::at(p.rsplit_once('/').map_or("", |(a, _)| a))
             ),
-            "write the element schema, e.g. `{\"type\": \"string\"}`, or `{}` for any value",
+            if c.tool.schema_derived {
+                "give the elements a type of their own (`Vec<T>` with `T: JsonSchema`), or a schema with `#[schemars(with = \"…\")]`"
+            } else {
+                "write the element schema, e.g. `{\"type\": \"string\"}`, or `{}` for any value"
+            },
         )
     };
     c.push(

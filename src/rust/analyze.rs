@@ -946,12 +946,20 @@ impl<'a> Analyzer<'a> {
         let mut schema = None;
         let mut args_type = None;
         let mut param_fields = Vec::new();
+        let mut any_value = None;
         for p in &fact.params {
             if p.is_self || p.is_context {
                 continue;
             }
             if let Some(inner) = inner_type(&p.ty, &["Parameters", "Json"]) {
                 let t = type_name(inner).to_string();
+                // rmcp derives `Parameters<serde_json::Value>` as schemars'
+                // root schema of any value, `{"title": "AnyValue"}`: no
+                // `type`, which hosts refuse (S102). The arguments stay
+                // untyped for the other rules.
+                if t == "Value" && inner_type(&p.ty, &["Parameters"]).is_some() {
+                    any_value = Some(p.span);
+                }
                 if t == "JsonObject" || t == "Value" || t == "Map" {
                     continue;
                 }
@@ -972,6 +980,14 @@ impl<'a> Analyzer<'a> {
                     ..FieldFact::default()
                 });
             }
+        }
+        if let (None, Some(at)) = (&schema, any_value) {
+            let title = crate::syntax::Member {
+                key: "title".into(),
+                key_span: at,
+                value: synth(NodeKind::String("AnyValue".into()), at),
+            };
+            schema = Some(SchemaExpr::Json(synth(NodeKind::Object(vec![title]), at)));
         }
         if schema.is_none() {
             schema = Some(SchemaExpr::Params(param_fields, fact.name_span));

@@ -500,12 +500,15 @@ fn type_schema(ty: &str, at: Span, nulls: bool, depth: usize) -> Vec<Member> {
             .and_then(|(_, r)| r.rsplit_once('>'))
             .map(|(i, _)| i.trim())
             .unwrap_or("");
-        let item = if depth < 8 {
-            type_schema(inner, at, nulls, depth + 1)
+        // schemars writes `"items": true` for a `Vec<serde_json::Value>`.
+        let item = if type_name(inner) == "Value" {
+            NodeKind::Bool(true)
+        } else if depth < 8 {
+            NodeKind::Object(type_schema(inner, at, nulls, depth + 1))
         } else {
-            Vec::new()
+            NodeKind::Object(Vec::new())
         };
-        members.push(member("items", synth(NodeKind::Object(item), at), at));
+        members.push(member("items", synth(item, at), at));
     }
     members
 }
