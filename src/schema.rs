@@ -218,6 +218,17 @@ pub fn has_type(schema: &Node, name: &str) -> bool {
     }
 }
 
+/// The names a schema's `required` lists (its strings; nothing when absent).
+pub fn required_names(schema: &Node) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Node::items)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .collect()
+}
+
 /// The schema describes objects: `type: object`, or object keywords without
 /// a `type`.
 pub fn is_object_schema(schema: &Node) -> bool {

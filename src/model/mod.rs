@@ -308,6 +308,13 @@ impl ToolDef {
         self.extras.as_ref()?.get("outputSchema")
     }
 
+    /// The output schema as one of the tool's schemas.
+    pub fn output_view(&self) -> Option<SchemaView<'_>> {
+        self.schemas()
+            .into_iter()
+            .find(|v| v.role == SchemaRole::Output)
+    }
+
     /// The input schema, then the output schema, each as written.
     pub fn schemas(&self) -> Vec<SchemaView<'_>> {
         let input = self.input_schema.as_ref().map(|root| SchemaView {
@@ -375,17 +382,7 @@ impl ToolDef {
     pub fn required_names(&self) -> Vec<&str> {
         self.input_schema
             .as_ref()
-            .and_then(|s| s.get("required"))
-            .and_then(Node::items)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|n| match &n.kind {
-                        crate::syntax::NodeKind::String(s) => Some(s.as_str()),
-                        _ => None,
-                    })
-                    .collect()
-            })
+            .map(crate::schema::required_names)
             .unwrap_or_default()
     }
 }

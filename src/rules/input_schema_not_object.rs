@@ -4,7 +4,7 @@
 use super::{Context, Rule, join_and};
 use crate::fix;
 use crate::model::{
-    Applicability, Diagnostic, Edit, Fix, SchemaKind, SchemaRole, Severity, ToolDef, ToolFormat,
+    Applicability, Diagnostic, Edit, Fix, SchemaKind, Severity, ToolDef, ToolFormat,
 };
 use crate::rules::invalid_tool_name::short;
 use crate::source::Span;
@@ -32,11 +32,7 @@ impl Rule for InputSchemaNotObject {
 /// MCP's `outputSchema` is `{"type": "object", …}` in the specification's
 /// own schema: `structuredContent` is always a JSON object.
 fn check_output(tool: &ToolDef, out: &mut Vec<Diagnostic>) {
-    let Some(view) = tool
-        .schemas()
-        .into_iter()
-        .find(|v| v.role == SchemaRole::Output)
-    else {
+    let Some(view) = tool.output_view() else {
         return;
     };
     let schema = view.root;
@@ -229,13 +225,7 @@ fn merge_alternatives(tool: &ToolDef, schema: &Node, kw: &str) -> Option<Fix> {
             }
         }
     }
-    let mut required: Vec<&str> = schema
-        .get("required")
-        .and_then(Node::items)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Node::as_str)
-        .collect();
+    let mut required = crate::schema::required_names(schema);
     let before = required.len();
     let first = per_branch.first().cloned().unwrap_or_default();
     for name in per_branch.iter().flatten().chain(first.iter()) {

@@ -73,13 +73,7 @@ impl Rule for MissingDescription {
         let Some(props) = schema.get("properties").and_then(Node::members) else {
             return;
         };
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Node::items)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(Node::as_str)
-            .collect();
+        let required = crate::schema::required_names(schema);
         for m in props {
             let is_required = required.contains(&m.key.as_str());
             let documented = ["description", "title"].iter().any(|k| {

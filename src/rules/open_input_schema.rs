@@ -5,7 +5,7 @@ use super::{Context, Rule};
 use crate::fix;
 use crate::model::{Applicability, Diagnostic, Edit, Fix, SchemaKind, Severity, ToolDef};
 use crate::rules::invalid_tool_name::short;
-use crate::schema::{Place, is_object_schema, walk};
+use crate::schema::{Place, is_object_schema, required_names, walk};
 use crate::source::Span;
 use crate::syntax::Node;
 
@@ -120,11 +120,7 @@ fn close_object(tool: &ToolDef, node: &Node, explicit: Option<&Node>) -> Option<
 /// the note: `timeoutSeconds` for `timeout_seconds`, `timeout_s` for
 /// `timeoutS`, `Limit` for `limit`.
 fn misspelling(node: &Node, loud: &[String]) -> Option<(String, String)> {
-    let required: Vec<&str> = node
-        .get("required")
-        .and_then(Node::items)
-        .map(|items| items.iter().filter_map(Node::as_str).collect())
-        .unwrap_or_default();
+    let required = required_names(node);
     let name = node
         .get("properties")
         .and_then(Node::members)?
@@ -181,11 +177,7 @@ fn has_optional_property(node: &Node, loud: &[String]) -> bool {
     let Some(props) = node.get("properties").and_then(Node::members) else {
         return false;
     };
-    let required: Vec<&str> = node
-        .get("required")
-        .and_then(Node::items)
-        .map(|r| r.iter().filter_map(Node::as_str).collect())
-        .unwrap_or_default();
+    let required = required_names(node);
     props
         .iter()
         .any(|m| !required.contains(&m.key.as_str()) && !loud.contains(&m.key))

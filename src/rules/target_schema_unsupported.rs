@@ -12,7 +12,7 @@
 use super::{Context, Rule, join_and};
 use crate::fix;
 use crate::model::{
-    Applicability, Diagnostic, Edit, Fix, SchemaKind, SchemaRole, Severity, ToolDef, ToolFormat,
+    Applicability, Diagnostic, Edit, Fix, SchemaKind, Severity, ToolDef, ToolFormat,
 };
 use crate::rules::invalid_tool_name::short;
 use crate::schema::{Dialect, Place, Sub, has_type, is_object_schema, walk};
@@ -412,11 +412,7 @@ fn check_output_dialect(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>)
     {
         return;
     }
-    let Some(view) = tool
-        .schemas()
-        .into_iter()
-        .find(|v| v.role == SchemaRole::Output)
-    else {
+    let Some(view) = tool.output_view() else {
         return;
     };
     let Some(s) = view.root.get("$schema") else {
@@ -658,13 +654,7 @@ fn check_openai_strict(c: &mut Checker, node: &Node, sub: &Sub) {
             }
         }
     }
-    let required: Vec<&str> = node
-        .get("required")
-        .and_then(Node::items)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Node::as_str)
-        .collect();
+    let required = crate::schema::required_names(node);
     for m in node
         .get("properties")
         .and_then(Node::members)
