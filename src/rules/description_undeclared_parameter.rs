@@ -81,16 +81,53 @@ static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]*)+)`").unwrap()
 });
 
+/// Section headers whose text describes what the tool gives back or
+/// shows, not what it takes: words quoted there are outputs.
+const OUTPUT_HEADERS: &[&str] = &[
+    "returns", "return", "yields", "raises", "response", "output", "outputs", "example",
+    "examples", "result", "results",
+];
+
+/// Byte ranges of `Returns:`-like sections: from the header to the next
+/// `Args:`-like header or the end.
+fn output_sections(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    let mut open: Option<usize> = None;
+    for line in text.split_inclusive('\n') {
+        let head = line
+            .trim()
+            .trim_start_matches('#')
+            .trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace())
+            .trim_end_matches(':')
+            .to_ascii_lowercase();
+        if OUTPUT_HEADERS.contains(&head.as_str()) {
+            open.get_or_insert(offset);
+        } else if ARGS_HEADERS.contains(&head.as_str())
+            && let Some(start) = open.take()
+        {
+            out.push((start, offset));
+        }
+        offset += line.len();
+    }
+    if let Some(start) = open {
+        out.push((start, text.len()));
+    }
+    out
+}
+
 /// Every parameter the description names, in order.
 fn mentions(text: &str, declared: &[&str]) -> Vec<Mention> {
     let mut out = Vec::new();
     listed(text, &mut out);
+    let outputs = output_sections(text);
+    let in_output = |at: usize| outputs.iter().any(|(a, b)| (*a..*b).contains(&at));
     for c in NAMED.captures_iter(text) {
         let m = ["q", "u", "q2", "u2"]
             .iter()
             .find_map(|g| c.name(g))
             .unwrap();
-        if negated(&text[..c.get(0).unwrap().start()]) {
+        if negated(&text[..c.get(0).unwrap().start()]) || in_output(m.start()) {
             continue; // "(no `mark_read` param)": says it is not there
         }
         out.push(Mention {
@@ -101,7 +138,7 @@ fn mentions(text: &str, declared: &[&str]) -> Vec<Mention> {
     }
     for c in QUOTED.captures_iter(text) {
         let m = c.get(1).unwrap();
-        if declared.iter().any(|d| typo_of(m.as_str(), d)) {
+        if !in_output(m.start()) && declared.iter().any(|d| typo_of(m.as_str(), d)) {
             out.push(Mention {
                 word: m.as_str().to_string(),
                 at: m.start(),
@@ -432,6 +469,12 @@ mod tests {
             .is_empty()
         );
         assert!(words("NEVER marks read (no mark_read param).", &[]).is_empty());
+        // A field of the result, in the Returns section.
+        let doc = "Get one.\n\nArgs:\n    field_condition_id: ID.\n\nReturns:\n    ``field_condition`` (one object).";
+        assert_eq!(
+            words(doc, &["field_condition_id"]),
+            [("field_condition_id".into(), How::Listed)]
+        );
         assert!(words("There is no `dry_run` parameter.", &[]).is_empty());
         // "the search parameter": an ordinary word, not an identifier.
         assert!(words("Use the search parameter wisely.", &[]).is_empty());
