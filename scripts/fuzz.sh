@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the JSON/JSONC, YAML, TOML and Rust front-ends with cargo-fuzz (libFuzzer):
+# Fuzzes the JSON/JSONC, YAML, TOML, Rust and Python front-ends with cargo-fuzz (libFuzzer):
 # each input is parsed, its tools extracted and linked, every rule run and
 # the human and SARIF reports rendered (toolaudit::engine::check_text).
 #
-#   bash scripts/fuzz.sh [SECONDS] [TARGET...]   # default: 30 s each of json yaml toml rust
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]   # default: 30 s each of json yaml toml rust python
 #
 # Installs cargo-fuzz if missing. The corpus starts from the test fixtures
 # and examples (fuzz/corpus/<target>, not committed); a crash is saved under
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json yaml toml rust)
+[ ${#targets[@]} -gt 0 ] || targets=(json yaml toml rust python)
 
 if ! command -v cargo-fuzz > /dev/null; then
   cargo install cargo-fuzz --locked --version 0.13.2
@@ -32,6 +32,7 @@ seed() {
     yaml) pattern=(-name '*.yaml' -o -name '*.yml') ;;
     toml) pattern=(-name '*.toml' ! -name 'Cargo.toml') ;;
     rust) pattern=(-name '*.rs') ;;
+    python) pattern=(-name '*.py') ;;
   esac
   find tests/fixtures examples \( "${pattern[@]}" \) -type f -size -256k -print0 |
     while IFS= read -r -d '' f; do

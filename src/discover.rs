@@ -43,6 +43,7 @@ pub enum FileKind {
     Yaml,
     Toml,
     Rust,
+    Python,
 }
 
 impl FileKind {
@@ -67,6 +68,7 @@ impl FileKind {
                 Some(FileKind::Toml)
             }
             "rs" => Some(FileKind::Rust),
+            "py" => Some(FileKind::Python),
             _ => None,
         }
     }
@@ -74,7 +76,6 @@ impl FileKind {
 
 /// Source files of languages toolaudit does not read yet, by extension.
 pub const UNREAD_LANGUAGES: &[(&str, &[&str])] = &[
-    ("Python", &["py", "pyi"]),
     ("TypeScript", &["ts", "tsx", "mts", "cts"]),
     ("JavaScript", &["js", "jsx", "mjs", "cjs"]),
     ("Go", &["go"]),

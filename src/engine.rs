@@ -583,11 +583,45 @@ fn check_file(
         out.notifications.extend(notes);
         return;
     }
+    if kind == FileKind::Python {
+        out.parsed = true;
+        if !crate::python::may_declare_tools(&file.text) {
+            return;
+        }
+        let tree = match crate::python::parse(&file.text) {
+            Ok(t) => t,
+            Err(e) => {
+                notify(Severity::Warning, format!("not checked: {e}"));
+                return;
+            }
+        };
+        if let Some(at) = crate::python::first_error(&tree) {
+            let at = file.line_col(at);
+            notify(
+                Severity::Warning,
+                format!(
+                    "syntax error at line {}, column {}: the rest of the file was read as well as it could be, and findings in it may be missing",
+                    at.line, at.column
+                ),
+            );
+        }
+        out.tools = crate::python::extract(&file, &tree);
+        drop(tree);
+        let (inline, notes) = suppress::parse(&file);
+        out.suppressions = inline;
+        out.notifications.extend(notes);
+        for tool in &out.tools {
+            for entry in &opts.rules {
+                entry.rule.check_tool(cx, tool, &mut out.diagnostics);
+            }
+        }
+        return;
+    }
     let parsed = match kind {
         FileKind::Json => json::parse(&file.text).map(|d| d.into_iter().collect::<Vec<_>>()),
         FileKind::Yaml => yaml::parse(&file.text),
         FileKind::Toml => crate::syntax::toml::parse(&file.text).map(|d| d.into_iter().collect()),
-        FileKind::Rust => unreachable!("handled above"),
+        FileKind::Rust | FileKind::Python => unreachable!("handled above"),
     };
     let docs = match parsed {
         Ok(docs) => docs,
@@ -662,6 +696,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
         FileKind::Yaml => "input.yaml",
         FileKind::Toml => "input.toml",
         FileKind::Rust => "src/lib.rs",
+        FileKind::Python => "server.py",
     };
     let file = Arc::new(SourceFile::new(name.into(), name.into(), text.to_string()));
     let mut out = Outcome::default();

@@ -20,6 +20,7 @@ pub mod extract;
 pub mod fix;
 pub mod link;
 pub mod model;
+pub mod python;
 pub mod report;
 pub mod rules;
 pub mod rust;

@@ -85,6 +85,10 @@ pub enum ToolFormat {
     /// (ChatGPT Actions, Bedrock action groups, OpenAPI-to-MCP converters).
     #[serde(rename = "openapi")]
     OpenApi,
+    /// A Python MCP server's tool: a function decorated with
+    /// `@mcp.tool()` (FastMCP, the MCP SDK's `FastMCP`), its schema
+    /// derived from the signature.
+    Fastmcp,
 }
 
 impl ToolFormat {
@@ -112,6 +116,7 @@ impl ToolFormat {
             ToolFormat::Function => "function",
             ToolFormat::Dispatch => "dispatch",
             ToolFormat::OpenApi => "openapi",
+            ToolFormat::Fastmcp => "fastmcp",
         }
     }
 
@@ -129,7 +134,10 @@ impl ToolFormat {
     /// An MCP server's own definition: it goes to clients as written, past
     /// any name mapping of the agent side of the same workspace.
     pub fn served_as_written(self) -> bool {
-        matches!(self, ToolFormat::Rmcp | ToolFormat::Mcp)
+        matches!(
+            self,
+            ToolFormat::Rmcp | ToolFormat::Mcp | ToolFormat::Fastmcp
+        )
     }
 }
 

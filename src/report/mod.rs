@@ -263,7 +263,7 @@ pub fn not_read(scan: &Scan) -> Vec<String> {
         let parts: Vec<String> = langs.iter().map(|(l, n)| format!("{n} {l}")).collect();
         let total: usize = langs.iter().map(|(_, n)| n).sum();
         out.push(format!(
-            "Not read: {} {} (toolaudit reads JSON, YAML and Rust so far).",
+            "Not read: {} {} (toolaudit reads JSON, YAML, TOML, Rust and Python so far).",
             parts.join(", "),
             if total == 1 { "file" } else { "files" }
         ));

@@ -261,7 +261,6 @@ fn threads_are_bounded() {
 fn paths_not_read_are_counted_named_and_listed() {
     let ws = write_tree(&[
         (".gitignore", "dist/\nlocal-tools.json\n"),
-        ("server.py", "from mcp.server.fastmcp import FastMCP\n"),
         ("web/index.ts", "export {}\n"),
         ("dist/tools.json", "{\"tools\": []}\n"),
         ("local-tools.json", "{\"tools\": []}\n"),
@@ -284,7 +283,7 @@ fn paths_not_read_are_counted_named_and_listed() {
         .assert()
         .code(0)
         .stdout(contains(
-            "Not read: 1 Python, 1 TypeScript files (toolaudit reads JSON, YAML and Rust so far).",
+            "Not read: 1 TypeScript file (toolaudit reads JSON, YAML, TOML, Rust and Python so far).",
         ))
         .stdout(contains(
             "Not read: 2 paths ignored by .gitignore or .ignore, 1 symbolic link (not followed), 1 path that is not a regular file; -v lists them.",
@@ -293,7 +292,7 @@ fn paths_not_read_are_counted_named_and_listed() {
         .stderr(contains("not read: local-tools.json: ignored by .gitignore"))
         .stderr(contains("not read: pipe.json: not a regular file"))
         .stderr(contains("not read: dangling.json: a symbolic link"))
-        .stderr(contains("not read: server.py: Python source"));
+        .stderr(contains("not read: web/index.ts: TypeScript source"));
     let out = bin()
         .current_dir(ws.path())
         .args(["scan", ".", "--no-config", "--format", "json"])
@@ -302,16 +301,16 @@ fn paths_not_read_are_counted_named_and_listed() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         doc["summary"]["not_read"],
-        serde_json::json!({"ignored": 2, "python": 1, "special": 1, "symlink": 1, "typescript": 1})
+        serde_json::json!({"ignored": 2, "special": 1, "symlink": 1, "typescript": 1})
     );
     // A repository of another language alone: nothing to check, and why.
-    let py = write_tree(&[("app/server.py", "print()\n")]);
+    let ts = write_tree(&[("app/server.ts", "export {}\n")]);
     bin()
-        .current_dir(py.path())
+        .current_dir(ts.path())
         .args(["scan", ".", "--no-config"])
         .assert()
         .code(0)
-        .stdout(contains("No tool definitions found").and(contains("1 Python file")));
+        .stdout(contains("No tool definitions found").and(contains("1 TypeScript file")));
 }
 
 #[test]

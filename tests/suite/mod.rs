@@ -9,6 +9,7 @@ mod fixtures;
 mod hardening;
 mod meta;
 mod output;
+mod python;
 mod robustness;
 mod rust;
 mod shapes;

@@ -1,0 +1,892 @@
+//! The Python front-end, first step: tool definitions of Python MCP
+//! servers — functions decorated with `@<server>.tool` / `@<server>.tool(..)`
+//! (FastMCP and the MCP SDK's `FastMCP`) — as [`ToolDef`]s with their name,
+//! description (the `description=` argument or the docstring), handler and
+//! an input schema derived from the signature the way pydantic does. The
+//! name and schema rules then run on them unchanged. Code rules (M1–M3) on
+//! Python come with the model facts in a later step.
+//!
+//! Files are parsed only when their bytes mention a tool decorator
+//! (`.tool`), and the tree is dropped before the tools are returned.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use tree_sitter::Node as TsNode;
+
+use crate::model::{Handler, SchemaKind, Spanned, ToolDef, ToolFormat};
+use crate::source::{SourceFile, Span};
+use crate::syntax::{Member, Node, NodeKind};
+
+/// How long one file may take to parse before it is given up.
+const PARSE_TIMEOUT_MICROS: u64 = 2_000_000;
+const MAX_DEPTH: usize = 200;
+
+thread_local! {
+    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
+}
+
+/// Worth parsing: the text mentions a tool decorator.
+pub fn may_declare_tools(text: &str) -> bool {
+    text.contains(".tool")
+}
+
+/// Parses `text` as Python; `None` when the grammar cannot be loaded or
+/// the parse times out.
+pub fn parse(text: &str) -> Result<tree_sitter::Tree, String> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = tree_sitter::Parser::new();
+            p.set_language(&tree_sitter_python::LANGUAGE.into())
+                .map_err(|e| e.to_string())?;
+            *slot = Some(p);
+        }
+        let parser = slot.as_mut().expect("set above");
+        let start = std::time::Instant::now();
+        let mut progress = |_: &tree_sitter::ParseState| {
+            if start.elapsed().as_micros() as u64 > PARSE_TIMEOUT_MICROS {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+        let bytes = text.as_bytes();
+        let tree = parser.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or_default(),
+            None,
+            Some(options),
+        );
+        parser.reset();
+        tree.ok_or_else(|| "parsing took too long".to_string())
+    })
+}
+
+/// The first syntax error's byte offset, if any.
+pub fn first_error(tree: &tree_sitter::Tree) -> Option<usize> {
+    let mut cursor = tree.root_node().walk();
+    if !cursor.node().has_error() {
+        return None;
+    }
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            return Some(node.start_byte());
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return Some(node.start_byte());
+            }
+        }
+    }
+}
+
+fn span(n: TsNode) -> Span {
+    Span::new(n.start_byte(), n.end_byte())
+}
+
+fn text<'s>(n: TsNode, src: &'s str) -> &'s str {
+    src.get(n.start_byte()..n.end_byte()).unwrap_or("")
+}
+
+fn synth(kind: NodeKind, at: Span) -> Node {
+    Node { span: at, kind }
+}
+
+fn member(key: &str, value: Node, at: Span) -> Member {
+    Member {
+        key: key.to_string(),
+        key_span: at,
+        value,
+    }
+}
+
+/// The tools `file` declares.
+pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef> {
+    let mut out = Vec::new();
+    visit(file, tree.root_node(), 0, &mut out);
+    out
+}
+
+fn visit(file: &Arc<SourceFile>, node: TsNode, depth: usize, out: &mut Vec<ToolDef>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if node.kind() == "decorated_definition"
+        && let Some(t) = decorated_tool(file, node)
+    {
+        out.push(t);
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        visit(file, child, depth + 1, out);
+    }
+}
+
+/// `@mcp.tool`, `@mcp.tool()`, `@server.tool(name=.., description=..)`
+/// on a function: one tool.
+fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
+    let src: &str = &file.text;
+    let def = node.child_by_field_name("definition")?;
+    if def.kind() != "function_definition" {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let (server, args) = node
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "decorator")
+        .find_map(|d| tool_decorator(d, src))?;
+    let fn_name = def.child_by_field_name("name")?;
+    let kwarg = |key: &str| {
+        let args = args?;
+        let mut c = args.walk();
+        let found = args.named_children(&mut c).find(|a| {
+            a.kind() == "keyword_argument"
+                && a.child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == key)
+        });
+        found.and_then(|a| a.child_by_field_name("value"))
+    };
+    // The name: `name="…"`, else the function's.
+    let name = match kwarg("name") {
+        Some(v) => Spanned {
+            value: string_value(v, src)?,
+            span: span(v),
+        },
+        None => Spanned {
+            value: text(fn_name, src).to_string(),
+            span: span(fn_name),
+        },
+    };
+    let (description, dynamic) = match kwarg("description") {
+        Some(v) => match string_value(v, src) {
+            Some(s) => (
+                Some(Spanned {
+                    value: s,
+                    span: span(v),
+                }),
+                false,
+            ),
+            None => (None, true),
+        },
+        None => (docstring(def, src), false),
+    };
+    let params = def.child_by_field_name("parameters")?;
+    let schema = signature_schema(params, src);
+    Some(ToolDef {
+        name,
+        name_file: Arc::clone(file),
+        name_holes: Vec::new(),
+        name_via: Vec::new(),
+        name_alternatives: Vec::new(),
+        description,
+        description_dynamic: dynamic,
+        input_schema: Some(schema),
+        schema_file: Arc::clone(file),
+        schema_derived: true,
+        handler: Some(Handler {
+            file: Arc::clone(file),
+            span: span(fn_name),
+            name: text(fn_name, src).to_string(),
+        }),
+        branch: None,
+        names_mapped: false,
+        bound_before: None,
+        literal_list: None,
+        cfg: None,
+        intake: None,
+        strict: None,
+        extras: None,
+        format: ToolFormat::Fastmcp,
+        file: Arc::clone(file),
+        span: span(node),
+        pointer: String::new(),
+        name_pointer: "/name".into(),
+        schema_pointer: "/inputSchema".into(),
+        schema_kind: SchemaKind::JsonSchema,
+        // The tools of one server object are offered together.
+        group: format!("{}#{}", file.display, server),
+    })
+}
+
+/// A decorator `@<obj>.tool` or `@<obj>.tool(...)`: the object's text and
+/// the call's arguments.
+fn tool_decorator<'t>(d: TsNode<'t>, src: &str) -> Option<(String, Option<TsNode<'t>>)> {
+    let mut c = d.walk();
+    let expr = d.named_children(&mut c).next()?;
+    let (callee, args) = match expr.kind() {
+        "call" => (
+            expr.child_by_field_name("function")?,
+            expr.child_by_field_name("arguments"),
+        ),
+        "attribute" => (expr, None),
+        _ => return None,
+    };
+    if callee.kind() != "attribute" {
+        return None;
+    }
+    let attr = callee.child_by_field_name("attribute")?;
+    if text(attr, src) != "tool" {
+        return None;
+    }
+    let object = callee.child_by_field_name("object")?;
+    let obj = text(object, src);
+    // A server object is named anything: `.tool` counts when the file
+    // imports an MCP server class, or imports the object itself from the
+    // project's server module (`from src.server import mcp`).
+    let made_here = made_by(src, obj);
+    let server_class = |class: &str| {
+        let class = class.rsplit('.').next().unwrap_or(class);
+        class.contains("MCP") || class.contains("Mcp") || class.ends_with("Server")
+    };
+    let known = match made_here {
+        Some(class) => server_class(class),
+        None => {
+            imports_mcp(src)
+                || imports_name(src, obj)
+                || server_parameter(d, obj, src, &server_class)
+        }
+    };
+    known.then(|| (obj.to_string(), args))
+}
+
+/// `def register_tools(mcp): @mcp.tool() ..`: the server object is a
+/// parameter of the enclosing function, typed as a server class, or
+/// untyped and named like one (`mcp`, `server`).
+fn server_parameter(d: TsNode, obj: &str, src: &str, server_class: &dyn Fn(&str) -> bool) -> bool {
+    let mut at = d.parent();
+    while let Some(n) = at {
+        if n.kind() == "function_definition" {
+            let Some(params) = n.child_by_field_name("parameters") else {
+                return false;
+            };
+            let mut c = params.walk();
+            return params.named_children(&mut c).any(|p| {
+                let (name, ty) = match p.kind() {
+                    "identifier" => (Some(p), None),
+                    "typed_parameter" => {
+                        let mut c = p.walk();
+                        let name = p.named_children(&mut c).find(|n| n.kind() == "identifier");
+                        (name, p.child_by_field_name("type"))
+                    }
+                    "default_parameter" | "typed_default_parameter" => {
+                        (p.child_by_field_name("name"), p.child_by_field_name("type"))
+                    }
+                    _ => (None, None),
+                };
+                name.is_some_and(|n| text(n, src) == obj)
+                    && match ty {
+                        Some(t) => server_class(text(t, src).trim_matches('"')),
+                        None => {
+                            let lower = obj.to_ascii_lowercase();
+                            lower.contains("mcp") || lower.contains("server")
+                        }
+                    }
+            });
+        }
+        at = n.parent();
+    }
+    false
+}
+
+/// The class `name` is made from in this file (`name = FastMCP("x")`).
+fn made_by<'s>(src: &'s str, name: &str) -> Option<&'s str> {
+    src.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix(name)?;
+        let rest = rest.trim_start();
+        // `mcp: FastMCP = FastMCP(..)` or `mcp = FastMCP(..)`
+        let rest = match rest.strip_prefix(':') {
+            Some(r) => r.split_once('=')?.1,
+            None => rest.strip_prefix('=')?,
+        };
+        let rest = rest.trim_start();
+        if rest.starts_with('=') {
+            return None; // `==`
+        }
+        let class = rest.split('(').next()?.trim();
+        (!class.is_empty() && rest.contains('(')).then_some(class)
+    })
+}
+
+/// The file imports FastMCP or the MCP SDK.
+fn imports_mcp(src: &str) -> bool {
+    src.lines().any(|l| {
+        let l = l.trim_start();
+        ["from fastmcp", "import fastmcp", "from mcp", "import mcp"]
+            .iter()
+            .any(|p| l.starts_with(p) && l[p.len()..].starts_with([' ', '.', ',']))
+    })
+}
+
+/// The file imports `name` (`from x import a, name`, `import name`).
+fn imports_name(src: &str, name: &str) -> bool {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return false;
+    }
+    src.lines().any(|l| {
+        let l = l.trim_start();
+        let names = if l.starts_with("from ") {
+            l.split_once(" import ").map(|(_, n)| n)
+        } else {
+            l.strip_prefix("import ")
+        };
+        names.is_some_and(|n| {
+            n.split(|c: char| c == ',' || c.is_whitespace() || c == '(' || c == ')')
+                .any(|w| w == name)
+        })
+    })
+}
+
+/// The value of a string literal (or implicitly concatenated literals);
+/// `None` for f-strings with interpolations and anything else.
+fn string_value(n: TsNode, src: &str) -> Option<String> {
+    match n.kind() {
+        "string" => {
+            let mut out = String::new();
+            let raw = text(n, src);
+            let prefix: String = raw
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            let is_raw = prefix.contains('r');
+            let mut c = n.walk();
+            for part in n.named_children(&mut c) {
+                match part.kind() {
+                    "string_start" | "string_end" => {}
+                    "string_content" => out.push_str(text(part, src)),
+                    "escape_sequence" if !is_raw => out.push_str(&unescape(text(part, src))),
+                    "escape_sequence" => out.push_str(text(part, src)),
+                    _ => return None, // an interpolation
+                }
+            }
+            Some(out)
+        }
+        "concatenated_string" => {
+            let mut out = String::new();
+            let mut c = n.walk();
+            for part in n.named_children(&mut c) {
+                out.push_str(&string_value(part, src)?);
+            }
+            Some(out)
+        }
+        "parenthesized_expression" => {
+            let mut c = n.walk();
+            let inner = n.named_children(&mut c).next()?;
+            string_value(inner, src)
+        }
+        _ => None,
+    }
+}
+
+fn unescape(e: &str) -> String {
+    match e {
+        "\\n" => "\n".into(),
+        "\\t" => "\t".into(),
+        "\\r" => "\r".into(),
+        "\\\\" => "\\".into(),
+        "\\\"" => "\"".into(),
+        "\\'" => "'".into(),
+        "\\\n" => String::new(),
+        _ => e.to_string(),
+    }
+}
+
+/// The function's docstring, cleaned as `inspect.getdoc` does (FastMCP's
+/// description when none is given).
+fn docstring(def: TsNode, src: &str) -> Option<Spanned<String>> {
+    let body = def.child_by_field_name("body")?;
+    let mut c = body.walk();
+    let first = body.named_children(&mut c).next()?;
+    if first.kind() != "expression_statement" {
+        return None;
+    }
+    let mut c2 = first.walk();
+    let s = first.named_children(&mut c2).next()?;
+    let value = string_value(s, src)?;
+    Some(Spanned {
+        value: cleandoc(&value),
+        span: span(s),
+    })
+}
+
+/// `inspect.cleandoc`: strip the first line, dedent the rest by their
+/// common indentation, drop leading and trailing blank lines.
+fn cleandoc(doc: &str) -> String {
+    let mut lines = doc.lines();
+    let first = lines.next().unwrap_or("").trim().to_string();
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out: Vec<String> = vec![first];
+    out.extend(
+        rest.iter()
+            .map(|l| l.get(indent..).unwrap_or("").trim_end().to_string()),
+    );
+    while out.first().is_some_and(|l| l.is_empty()) {
+        out.remove(0);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out.join("\n")
+}
+
+/// The input schema pydantic derives from a signature: one property per
+/// parameter (not `self`, `cls`, `*args`, `**kwargs` or a FastMCP
+/// `Context`), required when it has no default.
+fn signature_schema(params: TsNode, src: &str) -> Node {
+    let at = span(params);
+    let mut props = Vec::new();
+    let mut required = Vec::new();
+    let mut c = params.walk();
+    for p in params.named_children(&mut c) {
+        let (name, ty, default) = match p.kind() {
+            "identifier" => (Some(p), None, None),
+            "typed_parameter" => {
+                let mut c = p.walk();
+                let name = p.named_children(&mut c).find(|n| n.kind() == "identifier");
+                (name, p.child_by_field_name("type"), None)
+            }
+            "default_parameter" => (
+                p.child_by_field_name("name"),
+                None,
+                p.child_by_field_name("value"),
+            ),
+            "typed_default_parameter" => (
+                p.child_by_field_name("name"),
+                p.child_by_field_name("type"),
+                p.child_by_field_name("value"),
+            ),
+            _ => continue, // *args, **kwargs, `/`, `*`
+        };
+        let Some(name) = name.filter(|n| n.kind() == "identifier") else {
+            continue;
+        };
+        let key = text(name, src);
+        let ty_text = ty.map(|t| text(t, src)).unwrap_or("");
+        if matches!(key, "self" | "cls")
+            || ty_text
+                .trim_start_matches("fastmcp.")
+                .starts_with("Context")
+        {
+            continue;
+        }
+        let pspan = span(p);
+        let mut members = ty
+            .map(|t| type_schema(t, src, pspan, 0))
+            .unwrap_or_default();
+        // `x: int = Field(10, description="…")`: the default and the words.
+        let mut default = default;
+        if let Some(call) =
+            default.filter(|d| d.kind() == "call" && callee_name(*d, src) == "Field")
+        {
+            default = None;
+            if let Some(args) = call.child_by_field_name("arguments") {
+                let mut c = args.walk();
+                for a in args.named_children(&mut c) {
+                    if a.kind() == "keyword_argument" {
+                        let (Some(k), Some(v)) = (
+                            a.child_by_field_name("name"),
+                            a.child_by_field_name("value"),
+                        ) else {
+                            continue;
+                        };
+                        match text(k, src) {
+                            "description" => {
+                                if let Some(d) = string_value(v, src) {
+                                    members.push(member(
+                                        "description",
+                                        synth(NodeKind::String(d), span(v)),
+                                        span(v),
+                                    ));
+                                }
+                            }
+                            "default" => default = Some(v),
+                            _ => {}
+                        }
+                    } else if default.is_none() && a.kind() != "keyword_argument" {
+                        default = Some(a);
+                    }
+                }
+            }
+            if default.is_none() {
+                required.push(synth(NodeKind::String(key.to_string()), span(name)));
+            }
+        } else if default.is_none() {
+            required.push(synth(NodeKind::String(key.to_string()), span(name)));
+        }
+        if let Some(v) = default.and_then(|d| literal(d, src)) {
+            members.push(member("default", v, pspan));
+        }
+        props.push(member(
+            key,
+            synth(NodeKind::Object(members), pspan),
+            span(name),
+        ));
+    }
+    let mut root = vec![
+        member("type", synth(NodeKind::String("object".into()), at), at),
+        member("properties", synth(NodeKind::Object(props), at), at),
+    ];
+    if !required.is_empty() {
+        root.push(member("required", synth(NodeKind::Array(required), at), at));
+    }
+    synth(NodeKind::Object(root), at)
+}
+
+fn callee_name<'s>(call: TsNode, src: &'s str) -> &'s str {
+    call.child_by_field_name("function")
+        .map(|f| text(f, src).rsplit('.').next().unwrap_or(""))
+        .unwrap_or("")
+}
+
+/// A literal default as a schema value: strings, numbers, booleans,
+/// `None`; lists of them.
+fn literal(n: TsNode, src: &str) -> Option<Node> {
+    let at = span(n);
+    Some(synth(
+        match n.kind() {
+            "string" | "concatenated_string" => NodeKind::String(string_value(n, src)?),
+            "integer" | "float" => NodeKind::Number(text(n, src).replace('_', "")),
+            "unary_operator" if text(n, src).starts_with('-') => {
+                let inner = n.child_by_field_name("argument")?;
+                if !matches!(inner.kind(), "integer" | "float") {
+                    return None;
+                }
+                NodeKind::Number(format!("-{}", text(inner, src).replace('_', "")))
+            }
+            "true" => NodeKind::Bool(true),
+            "false" => NodeKind::Bool(false),
+            "none" => NodeKind::Null,
+            "list" | "tuple" => {
+                let mut c = n.walk();
+                let items: Option<Vec<Node>> =
+                    n.named_children(&mut c).map(|i| literal(i, src)).collect();
+                NodeKind::Array(items?)
+            }
+            _ => return None,
+        },
+        at,
+    ))
+}
+
+/// The JSON Schema pydantic writes for a type hint, as members; empty
+/// (any value) for types not known here (classes of the project).
+fn type_schema(t: TsNode, src: &str, at: Span, depth: usize) -> Vec<Member> {
+    if depth > 8 {
+        return Vec::new();
+    }
+    // `type` nodes wrap the expression.
+    let t = if t.kind() == "type" {
+        let mut c = t.walk();
+        match t.named_children(&mut c).next() {
+            Some(inner) => inner,
+            None => return Vec::new(),
+        }
+    } else {
+        t
+    };
+    let ty = |k: &str| vec![member("type", synth(NodeKind::String(k.into()), at), at)];
+    match t.kind() {
+        "identifier" | "attribute" => match text(t, src).rsplit('.').next().unwrap_or("") {
+            "str" => ty("string"),
+            "int" => ty("integer"),
+            "float" => ty("number"),
+            "bool" => ty("boolean"),
+            // pydantic writes `"items": {}` for an array of anything.
+            "list" | "List" | "tuple" | "Tuple" | "set" | "Set" | "Sequence" | "frozenset" => {
+                any_items(ty("array"), at)
+            }
+            "dict" | "Dict" | "Mapping" => ty("object"),
+            _ => Vec::new(),
+        },
+        // `X | None`
+        "binary_operator" => {
+            let (Some(l), Some(r)) = (
+                t.child_by_field_name("left"),
+                t.child_by_field_name("right"),
+            ) else {
+                return Vec::new();
+            };
+            let none = |n: TsNode| n.kind() == "none" || text(n, src) == "None";
+            match (none(l), none(r)) {
+                (false, true) => nullable(type_schema(l, src, at, depth + 1), at),
+                (true, false) => nullable(type_schema(r, src, at, depth + 1), at),
+                _ => Vec::new(),
+            }
+        }
+        "generic_type" | "subscript" => {
+            let base = if t.kind() == "subscript" {
+                t.child_by_field_name("value")
+                    .map(|v| text(v, src))
+                    .unwrap_or("")
+            } else {
+                let mut c = t.walk();
+                t.named_children(&mut c)
+                    .next()
+                    .map(|v| text(v, src))
+                    .unwrap_or("")
+            };
+            let base = base.rsplit('.').next().unwrap_or("");
+            let args = type_args(t);
+            match base {
+                "Optional" => match args.first() {
+                    Some(a) => nullable(type_schema(*a, src, at, depth + 1), at),
+                    None => Vec::new(),
+                },
+                "Annotated" => {
+                    let mut m = args
+                        .first()
+                        .map(|a| type_schema(*a, src, at, depth + 1))
+                        .unwrap_or_default();
+                    for extra in args.iter().skip(1) {
+                        if extra.kind() == "call" && callee_name(*extra, src) == "Field" {
+                            if let Some(d) = field_description(*extra, src) {
+                                m.push(member("description", synth(NodeKind::String(d), at), at));
+                            }
+                        } else if let Some(d) = string_value(*extra, src) {
+                            m.push(member("description", synth(NodeKind::String(d), at), at));
+                        }
+                    }
+                    m
+                }
+                "Literal" => {
+                    let values: Option<Vec<Node>> = args.iter().map(|a| literal(*a, src)).collect();
+                    let Some(values) = values else {
+                        return Vec::new();
+                    };
+                    let mut m = Vec::new();
+                    if values.iter().all(|v| matches!(v.kind, NodeKind::String(_))) {
+                        m.push(member(
+                            "type",
+                            synth(NodeKind::String("string".into()), at),
+                            at,
+                        ));
+                    }
+                    m.push(member("enum", synth(NodeKind::Array(values), at), at));
+                    m
+                }
+                "list" | "List" | "Sequence" | "set" | "Set" | "frozenset" => {
+                    let mut m = ty("array");
+                    let item = args
+                        .first()
+                        .map(|a| type_schema(*a, src, at, depth + 1))
+                        .unwrap_or_default();
+                    m.push(member("items", synth(NodeKind::Object(item), at), at));
+                    m
+                }
+                "tuple" | "Tuple" => any_items(ty("array"), at),
+                "dict" | "Dict" | "Mapping" => ty("object"),
+                "Union" => {
+                    let none: Vec<bool> = args.iter().map(|a| text(*a, src) == "None").collect();
+                    match (args.len(), none.iter().filter(|n| **n).count()) {
+                        (2, 1) => {
+                            let other = args[none.iter().position(|n| !n).unwrap_or(0)];
+                            nullable(type_schema(other, src, at, depth + 1), at)
+                        }
+                        _ => Vec::new(),
+                    }
+                }
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn any_items(mut m: Vec<Member>, at: Span) -> Vec<Member> {
+    m.push(member("items", synth(NodeKind::Object(Vec::new()), at), at));
+    m
+}
+
+/// The type arguments of `X[a, b]`.
+fn type_args(t: TsNode) -> Vec<TsNode> {
+    let mut out = Vec::new();
+    let mut c = t.walk();
+    for child in t.named_children(&mut c) {
+        match child.kind() {
+            "type_parameter" => {
+                let mut c2 = child.walk();
+                for a in child.named_children(&mut c2) {
+                    out.push(if a.kind() == "type" {
+                        let mut c3 = a.walk();
+                        a.named_children(&mut c3).next().unwrap_or(a)
+                    } else {
+                        a
+                    });
+                }
+            }
+            _ if t.kind() == "subscript" && Some(child) != t.child_by_field_name("value") => {
+                out.push(child)
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn field_description(call: TsNode, src: &str) -> Option<String> {
+    let args = call.child_by_field_name("arguments")?;
+    let mut c = args.walk();
+    let kw = args.named_children(&mut c).find(|a| {
+        a.kind() == "keyword_argument"
+            && a.child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == "description")
+    })?;
+    string_value(kw.child_by_field_name("value")?, src)
+}
+
+/// `Optional[X]`: pydantic v2 writes `anyOf: [X, {"type": "null"}]`.
+fn nullable(inner: Vec<Member>, at: Span) -> Vec<Member> {
+    if inner.is_empty() {
+        return inner;
+    }
+    let null = vec![member(
+        "type",
+        synth(NodeKind::String("null".into()), at),
+        at,
+    )];
+    vec![member(
+        "anyOf",
+        synth(
+            NodeKind::Array(vec![
+                synth(NodeKind::Object(inner), at),
+                synth(NodeKind::Object(null), at),
+            ]),
+            at,
+        ),
+        at,
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools(src: &str) -> Vec<ToolDef> {
+        let file = Arc::new(SourceFile::new("server.py".into(), "server.py".into(), src));
+        let tree = parse(src).unwrap();
+        extract(&file, &tree)
+    }
+
+    #[test]
+    fn fastmcp_decorators_name_description_and_schema() {
+        let src = r#"from fastmcp import FastMCP
+from typing import Annotated, Literal, Optional
+from pydantic import Field
+
+mcp = FastMCP("files")
+
+@mcp.tool()
+def read_file(path: str, max_bytes: int = 4096, encoding: Literal["utf-8", "latin-1"] = "utf-8") -> str:
+    """Read a text file.
+
+    Args:
+        path: File to read.
+    """
+    return open(path).read(max_bytes)
+
+@mcp.tool(name="fs.list", description="List a directory")
+async def list_dir(path: Annotated[str, Field(description="Folder")], hidden: Optional[bool] = None, ctx: Context = None):
+    return []
+
+@mcp.tool
+def stat(p: str, *args, **kwargs):
+    pass
+
+def helper(x):
+    pass
+"#;
+        let t = tools(src);
+        let names: Vec<&str> = t.iter().map(|t| t.name.value.as_str()).collect();
+        assert_eq!(names, ["read_file", "fs.list", "stat"]);
+        assert_eq!(
+            t[0].description.as_ref().unwrap().value,
+            "Read a text file.\n\nArgs:\n    path: File to read."
+        );
+        let s = t[0].input_schema.as_ref().unwrap().to_json();
+        assert_eq!(s["required"], serde_json::json!(["path"]));
+        assert_eq!(
+            s["properties"]["max_bytes"],
+            serde_json::json!({"type": "integer", "default": 4096})
+        );
+        assert_eq!(
+            s["properties"]["encoding"],
+            serde_json::json!({"type": "string", "enum": ["utf-8", "latin-1"], "default": "utf-8"})
+        );
+        assert_eq!(&src[t[1].name.span.range()], "\"fs.list\"");
+        assert_eq!(t[1].description.as_ref().unwrap().value, "List a directory");
+        let s = t[1].input_schema.as_ref().unwrap().to_json();
+        assert_eq!(
+            s["properties"]["path"],
+            serde_json::json!({"type": "string", "description": "Folder"})
+        );
+        assert_eq!(
+            s["properties"]["hidden"]["anyOf"],
+            serde_json::json!([{"type": "boolean"}, {"type": "null"}])
+        );
+        assert!(s["properties"].get("ctx").is_none());
+        assert_eq!(s["required"], serde_json::json!(["path"]));
+        let s = t[2].input_schema.as_ref().unwrap().to_json();
+        assert_eq!(
+            s["properties"],
+            serde_json::json!({"p": {"type": "string"}})
+        );
+        assert_eq!(t[0].group, t[1].group);
+    }
+
+    #[test]
+    fn other_decorators_and_files_without_mcp_are_not_tools() {
+        let src = "import click\n\n@cli.tool()\ndef run(x: int):\n    pass\n\n@app.route('/')\ndef index():\n    pass\n";
+        assert!(tools(src).is_empty());
+        assert!(!may_declare_tools("def f():\n    return 1\n"));
+    }
+
+    #[test]
+    fn a_server_object_imported_from_the_project_counts() {
+        let src = "from src.server import mcp\n\n@mcp.tool(tags={\"x\"})\ndef cerca(q: str) -> str:\n    \"\"\"Cerca.\"\"\"\n    return q\n";
+        assert_eq!(tools(src).len(), 1);
+        let other = "from src.server import app\n\n@mcp.tool()\ndef f():\n    pass\n";
+        assert!(tools(other).is_empty());
+    }
+
+    #[test]
+    fn only_objects_made_from_a_server_class_count() {
+        let src = "from fastmcp import FastMCP\nmcp = FastMCP('x')\nbox = Toolbox()\n\n@box.tool\ndef a(x: str):\n    pass\n\n@mcp.tool\ndef b(x: str):\n    pass\n";
+        let names: Vec<String> = tools(src).into_iter().map(|t| t.name.value).collect();
+        assert_eq!(names, ["b"]);
+        assert_eq!(
+            made_by("server: FastMCP = FastMCP('s')\n", "server"),
+            Some("FastMCP")
+        );
+        assert_eq!(
+            made_by("app = mcp.server.Server('s')\n", "app"),
+            Some("mcp.server.Server")
+        );
+    }
+
+    #[test]
+    fn a_server_passed_to_a_registering_function_counts() {
+        let src = "def register(mcp) -> None:\n    @mcp.tool()\n    def a(x: str) -> str:\n        return x\n\ndef other(box):\n    @box.tool\n    def b(x: str):\n        pass\n\ndef typed(app: \"FastMCP\"):\n    @app.tool()\n    def c():\n        pass\n";
+        let names: Vec<String> = tools(src).into_iter().map(|t| t.name.value).collect();
+        assert_eq!(names, ["a", "c"]);
+    }
+
+    #[test]
+    fn f_string_names_are_not_guessed() {
+        let src = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool(name=f'{PREFIX}_run')\ndef run():\n    pass\n";
+        assert!(tools(src).is_empty());
+    }
+}

@@ -1,0 +1,76 @@
+//! The Python front-end's first step: FastMCP tools with their names,
+//! descriptions, handlers and signature-derived parameters, as `tools`
+//! lists them and the name rules judge them.
+
+use super::util::bin;
+
+#[test]
+fn tools_lists_fastmcp_tools_with_handlers_and_parameters() {
+    let out = bin()
+        .args([
+            "tools",
+            "tests/fixtures/N101/bad-fastmcp",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let tools = v["tools"].as_array().unwrap();
+    let got: Vec<(String, String, serde_json::Value, serde_json::Value, String)> = tools
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["format"].as_str().unwrap().to_string(),
+                t["parameters"].clone(),
+                t["required"].clone(),
+                t["handler"]["function"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "fs.list".to_string(),
+                "fastmcp".to_string(),
+                serde_json::json!(["path", "hidden"]),
+                serde_json::json!(["path"]),
+                "fs_list".to_string()
+            ),
+            (
+                "powershell.exec".to_string(),
+                "fastmcp".to_string(),
+                serde_json::json!(["command", "timeout_s"]),
+                serde_json::json!(["command"]),
+                "powershell_exec".to_string()
+            ),
+        ]
+    );
+    // The docstring is the description when none is given.
+    assert_eq!(
+        tools[1]["description"],
+        "Run a PowerShell command and return its output (stdout, then stderr)."
+    );
+}
+
+/// A Python file that mentions no tool decorator is read, not parsed, and
+/// counts as scanned.
+#[test]
+fn python_files_without_tools_are_scanned_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("util.py"),
+        "def add(a, b):\n    return a + b\n",
+    )
+    .unwrap();
+    bin()
+        .current_dir(dir.path())
+        .args(["scan", ".", "--no-config"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains(
+            "No tool definitions found in 1 file scanned",
+        ));
+}
