@@ -26,10 +26,21 @@ thread_local! {
     static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
 }
 
-/// Worth parsing: the text mentions a tool decorator.
+/// Worth parsing: the text mentions a tool decorator, or a key of a tool
+/// definition written as a literal.
 pub fn may_declare_tools(text: &str) -> bool {
-    text.contains(".tool")
+    text.contains(".tool") || SCHEMA_KEYS.iter().any(|k| text.contains(k))
 }
+
+/// Keys that make a dict literal worth reading as a tool definition.
+const SCHEMA_KEYS: &[&str] = &[
+    "input_schema",
+    "inputSchema",
+    "\"parameters\"",
+    "'parameters'",
+    "function_declarations",
+    "functionDeclarations",
+];
 
 /// Parses `text` as Python; `None` when the grammar cannot be loaded or
 /// the parse times out.
@@ -108,14 +119,25 @@ fn member(key: &str, value: Node, at: Span) -> Member {
     }
 }
 
-/// The tools `file` declares.
+/// The tools `file` declares: decorated functions, and tool definitions
+/// written as dict literals (`{"name": .., "input_schema": {..}}`, OpenAI's
+/// `{"type": "function", "function": {..}}`, Gemini's declarations), read
+/// as the manifest extractor reads JSON, with spans into the Python source.
 pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef> {
     let mut out = Vec::new();
-    visit(file, tree.root_node(), 0, &mut out);
+    let mut literals = Vec::new();
+    visit(file, tree.root_node(), 0, &mut out, &mut literals);
+    out.extend(crate::extract::manifest::extract(file, &literals));
     out
 }
 
-fn visit(file: &Arc<SourceFile>, node: TsNode, depth: usize, out: &mut Vec<ToolDef>) {
+fn visit(
+    file: &Arc<SourceFile>,
+    node: TsNode,
+    depth: usize,
+    out: &mut Vec<ToolDef>,
+    literals: &mut Vec<Node>,
+) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -124,10 +146,111 @@ fn visit(file: &Arc<SourceFile>, node: TsNode, depth: usize, out: &mut Vec<ToolD
     {
         out.push(t);
     }
+    // The outermost literal that holds a tool definition: a list of tools
+    // is one tool list.
+    if matches!(node.kind(), "dictionary" | "list") {
+        let t = text(node, &file.text);
+        if (t.contains("\"name\"") || t.contains("'name'"))
+            && SCHEMA_KEYS.iter().any(|k| t.contains(k))
+        {
+            literals.push(value(node, &file.text, 0));
+            return;
+        }
+    }
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        visit(file, child, depth + 1, out);
+        visit(file, child, depth + 1, out, literals);
     }
+}
+
+/// A Python literal as a JSON-like node with its spans: dicts with string
+/// keys, lists and tuples, strings, numbers, `True`/`False`/`None`, and
+/// `dict(k=v)` / `Tool(name=.., inputSchema=..)` calls as objects of their
+/// keyword arguments; anything else is a value known only at run time.
+fn value(n: TsNode, src: &str, depth: usize) -> Node {
+    let at = span(n);
+    let opaque = || synth(NodeKind::Opaque(text(n, src).to_string()), at);
+    if depth > MAX_DEPTH {
+        return opaque();
+    }
+    let kind = match n.kind() {
+        "dictionary" => {
+            let mut members = Vec::new();
+            let mut c = n.walk();
+            for pair in n.named_children(&mut c) {
+                if pair.kind() != "pair" {
+                    continue; // `**spread`
+                }
+                let (Some(k), Some(v)) = (
+                    pair.child_by_field_name("key"),
+                    pair.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                let Some(key) = string_value(k, src) else {
+                    continue;
+                };
+                members.push(Member {
+                    key,
+                    key_span: span(k),
+                    value: value(v, src, depth + 1),
+                });
+            }
+            NodeKind::Object(members)
+        }
+        "list" | "tuple" => {
+            let mut c = n.walk();
+            NodeKind::Array(
+                n.named_children(&mut c)
+                    .filter(|i| i.kind() != "comment")
+                    .map(|i| value(i, src, depth + 1))
+                    .collect(),
+            )
+        }
+        "string" | "concatenated_string" => match string_value(n, src) {
+            Some(s) => NodeKind::String(s),
+            None => return opaque(),
+        },
+        "integer" | "float" => NodeKind::Number(text(n, src).replace('_', "")),
+        "true" => NodeKind::Bool(true),
+        "false" => NodeKind::Bool(false),
+        "none" => NodeKind::Null,
+        "parenthesized_expression" => {
+            let mut c = n.walk();
+            return match n.named_children(&mut c).next() {
+                Some(inner) => value(inner, src, depth + 1),
+                None => opaque(),
+            };
+        }
+        "call"
+            if matches!(callee_name(n, src), "dict") || callee_name(n, src).ends_with("Tool") =>
+        {
+            let Some(args) = n.child_by_field_name("arguments") else {
+                return opaque();
+            };
+            let mut members = Vec::new();
+            let mut c = args.walk();
+            for a in args.named_children(&mut c) {
+                if a.kind() != "keyword_argument" {
+                    continue;
+                }
+                let (Some(k), Some(v)) = (
+                    a.child_by_field_name("name"),
+                    a.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                members.push(Member {
+                    key: text(k, src).to_string(),
+                    key_span: span(k),
+                    value: value(v, src, depth + 1),
+                });
+            }
+            NodeKind::Object(members)
+        }
+        _ => return opaque(),
+    };
+    synth(kind, at)
 }
 
 /// `@mcp.tool`, `@mcp.tool()`, `@server.tool(name=.., description=..)`
@@ -882,6 +1005,37 @@ def helper(x):
         let src = "def register(mcp) -> None:\n    @mcp.tool()\n    def a(x: str) -> str:\n        return x\n\ndef other(box):\n    @box.tool\n    def b(x: str):\n        pass\n\ndef typed(app: \"FastMCP\"):\n    @app.tool()\n    def c():\n        pass\n";
         let names: Vec<String> = tools(src).into_iter().map(|t| t.name.value).collect();
         assert_eq!(names, ["a", "c"]);
+    }
+
+    #[test]
+    fn provider_dicts_are_read_like_manifests() {
+        let src = r#"import anthropic
+
+TOOLS = [
+    {
+        "name": "fs.read",
+        "description": "Read a file",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    },
+    {"name": PREFIX + "_write", "input_schema": {"type": "object"}},
+]
+
+def openai_tools():
+    return [{"type": "function", "function": {"name": "search", "description": "Search the web", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}]
+
+config = {"name": "db", "parameters": {"host": "localhost"}}
+"#;
+        let t = tools(src);
+        let names: Vec<&str> = t.iter().map(|t| t.name.value.as_str()).collect();
+        assert_eq!(names, ["fs.read", "search"]);
+        assert_eq!(&src[t[0].name.span.range()], "\"fs.read\"");
+        assert_eq!(t[0].format, ToolFormat::Anthropic);
+        assert_eq!(t[1].format, ToolFormat::OpenaiChat);
+        let schema = t[0].input_schema.as_ref().unwrap();
+        assert_eq!(
+            &src[schema.get("required").unwrap().span.range()],
+            "[\"path\"]"
+        );
     }
 
     #[test]
