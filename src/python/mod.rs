@@ -146,6 +146,13 @@ fn visit(
     {
         out.push(t);
     }
+    if node.kind() == "call" {
+        let mut root = node;
+        while let Some(p) = root.parent() {
+            root = p;
+        }
+        call_registrations(file, root, node, out);
+    }
     // The outermost literal that holds a tool definition: a list of tools
     // is one tool list.
     if matches!(node.kind(), "dictionary" | "list") {
@@ -266,29 +273,61 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         .named_children(&mut cursor)
         .filter(|c| c.kind() == "decorator")
         .find_map(|d| tool_decorator(d, src))?;
-    let fn_name = def.child_by_field_name("name")?;
-    let kwarg = |key: &str| {
-        let args = args?;
-        let mut c = args.walk();
-        let found = args.named_children(&mut c).find(|a| {
-            a.kind() == "keyword_argument"
-                && a.child_by_field_name("name")
-                    .is_some_and(|n| text(n, src) == key)
-        });
-        found.and_then(|a| a.child_by_field_name("value"))
-    };
-    // The name: `name="…"`, else the function's.
-    let name = match kwarg("name") {
-        Some(v) => Spanned {
+    let name = match kwarg(args, "name", src) {
+        Some(v) => Some(Spanned {
             value: string_value(v, src)?,
             span: span(v),
-        },
-        None => Spanned {
-            value: text(fn_name, src).to_string(),
-            span: span(fn_name),
-        },
+        }),
+        None => None,
     };
-    let (description, dynamic) = match kwarg("description") {
+    tool_from(
+        file,
+        Registration {
+            server,
+            name,
+            description: kwarg(args, "description", src),
+            function: Some(def),
+            at: span(node),
+        },
+    )
+}
+
+/// A registration found in the code, before it is a [`ToolDef`].
+struct Registration<'t> {
+    server: String,
+    /// The name given (`name=`), else the function's.
+    name: Option<Spanned<String>>,
+    /// The `description=` argument.
+    description: Option<TsNode<'t>>,
+    /// The function that handles the tool, when it is defined in the file.
+    function: Option<TsNode<'t>>,
+    at: Span,
+}
+
+/// The value of keyword argument `key` of a call's arguments.
+fn kwarg<'t>(args: Option<TsNode<'t>>, key: &str, src: &str) -> Option<TsNode<'t>> {
+    let args = args?;
+    let mut c = args.walk();
+    let found = args.named_children(&mut c).find(|a| {
+        a.kind() == "keyword_argument"
+            && a.child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == key)
+    });
+    found.and_then(|a| a.child_by_field_name("value"))
+}
+
+fn tool_from(file: &Arc<SourceFile>, r: Registration) -> Option<ToolDef> {
+    let src: &str = &file.text;
+    let fn_name = r.function.and_then(|d| d.child_by_field_name("name"));
+    let name = match (r.name, fn_name) {
+        (Some(n), _) => n,
+        (None, Some(f)) => Spanned {
+            value: text(f, src).to_string(),
+            span: span(f),
+        },
+        (None, None) => return None,
+    };
+    let (description, dynamic) = match r.description {
         Some(v) => match string_value(v, src) {
             Some(s) => (
                 Some(Spanned {
@@ -299,10 +338,16 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
             ),
             None => (None, true),
         },
-        None => (docstring(def, src), false),
+        None => match r.function {
+            Some(def) => (docstring(def, src), false),
+            // A function from another module: its docstring is not here.
+            None => (None, true),
+        },
     };
-    let params = def.child_by_field_name("parameters")?;
-    let schema = signature_schema(params, src);
+    let schema = r
+        .function
+        .and_then(|d| d.child_by_field_name("parameters"))
+        .map(|p| signature_schema(p, src));
     Some(ToolDef {
         name,
         name_file: Arc::clone(file),
@@ -311,13 +356,13 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         name_alternatives: Vec::new(),
         description,
         description_dynamic: dynamic,
-        input_schema: Some(schema),
+        input_schema: schema,
         schema_file: Arc::clone(file),
         schema_derived: true,
-        handler: Some(Handler {
+        handler: fn_name.map(|f| Handler {
             file: Arc::clone(file),
-            span: span(fn_name),
-            name: text(fn_name, src).to_string(),
+            span: span(f),
+            name: text(f, src).to_string(),
         }),
         branch: None,
         names_mapped: false,
@@ -329,14 +374,303 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         extras: None,
         format: ToolFormat::Fastmcp,
         file: Arc::clone(file),
-        span: span(node),
+        span: r.at,
         pointer: String::new(),
         name_pointer: "/name".into(),
         schema_pointer: "/inputSchema".into(),
         schema_kind: SchemaKind::JsonSchema,
         // The tools of one server object are offered together.
-        group: format!("{}#{}", file.display, server),
+        group: format!("{}#{}", file.display, r.server),
     })
+}
+
+/// `mcp.tool(name="x")(fn)` and `mcp.add_tool(fn, name="x")`, alone or in
+/// a loop over a literal of names (`for name, fn in TOOLS.items():`): one
+/// tool per name.
+fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &mut Vec<ToolDef>) {
+    let src: &str = &file.text;
+    let Some(callee) = call.child_by_field_name("function") else {
+        return;
+    };
+    let outer_args = call.child_by_field_name("arguments");
+    // `X.tool(..)(fn)` or `X.add_tool(fn, ..)`
+    let (attr_node, kw_args, fn_arg) = match callee.kind() {
+        "call" => {
+            let Some(inner) = callee.child_by_field_name("function") else {
+                return;
+            };
+            (
+                inner,
+                callee.child_by_field_name("arguments"),
+                first_positional(outer_args),
+            )
+        }
+        "attribute" => (callee, outer_args, first_positional(outer_args)),
+        _ => return,
+    };
+    if attr_node.kind() != "attribute" {
+        return;
+    }
+    let method = attr_node
+        .child_by_field_name("attribute")
+        .map(|a| text(a, src))
+        .unwrap_or("");
+    let wanted = if callee.kind() == "call" {
+        "tool"
+    } else {
+        "add_tool"
+    };
+    if method != wanted {
+        return;
+    }
+    let Some(object) = attr_node.child_by_field_name("object") else {
+        return;
+    };
+    let obj = text(object, src);
+    if !is_server_object(call, obj, src) {
+        return;
+    }
+    let Some(fn_arg) = fn_arg else { return };
+    let name_arg = kwarg(kw_args, "name", src);
+    let description = kwarg(kw_args, "description", src);
+    // The names: a literal, or the keys of the literal a loop walks.
+    let names: Vec<(Option<Spanned<String>>, TsNode)> = match name_arg {
+        None => vec![(None, fn_arg)],
+        Some(v) => match string_value(v, src) {
+            Some(s) => vec![(
+                Some(Spanned {
+                    value: s,
+                    span: span(v),
+                }),
+                fn_arg,
+            )],
+            None if v.kind() == "identifier" => loop_pairs(call, text(v, src), fn_arg, src)
+                .into_iter()
+                .map(|(k, f)| (Some(k), f))
+                .collect(),
+            None => return,
+        },
+    };
+    for (name, f) in names {
+        let function = (f.kind() == "identifier")
+            .then(|| find_function(root, text(f, src), src, 0))
+            .flatten();
+        if name.is_none() && function.is_none() {
+            continue;
+        }
+        out.extend(tool_from(
+            file,
+            Registration {
+                server: obj.to_string(),
+                name,
+                description,
+                function,
+                at: span(call),
+            },
+        ));
+    }
+}
+
+fn first_positional(args: Option<TsNode>) -> Option<TsNode> {
+    let args = args?;
+    let mut c = args.walk();
+    args.named_children(&mut c)
+        .find(|a| !matches!(a.kind(), "keyword_argument" | "comment"))
+}
+
+/// `for name, fn in TOOLS.items():` (or `for name in TOOLS`, or over a
+/// literal list of pairs) around `call`, where `name_var` is the loop's
+/// name: each literal name with the function given for it.
+fn loop_pairs<'t>(
+    call: TsNode<'t>,
+    name_var: &str,
+    fn_arg: TsNode<'t>,
+    src: &'t str,
+) -> Vec<(Spanned<String>, TsNode<'t>)> {
+    let mut at = call.parent();
+    while let Some(n) = at {
+        if n.kind() == "for_statement" {
+            break;
+        }
+        at = n.parent();
+    }
+    let Some(for_stmt) = at else {
+        return Vec::new();
+    };
+    let (Some(left), Some(right)) = (
+        for_stmt.child_by_field_name("left"),
+        for_stmt.child_by_field_name("right"),
+    ) else {
+        return Vec::new();
+    };
+    let targets: Vec<&str> = {
+        let mut c = left.walk();
+        match left.kind() {
+            "identifier" => vec![text(left, src)],
+            _ => left.named_children(&mut c).map(|t| text(t, src)).collect(),
+        }
+    };
+    let fn_var = (fn_arg.kind() == "identifier").then(|| text(fn_arg, src));
+    // What is walked: `D.items()`, `D.keys()`, `D`, or a literal.
+    let (source, items) = match right.kind() {
+        "call" => {
+            let Some(f) = right.child_by_field_name("function") else {
+                return Vec::new();
+            };
+            let Some(obj) = f.child_by_field_name("object") else {
+                return Vec::new();
+            };
+            let m = f
+                .child_by_field_name("attribute")
+                .map(|a| text(a, src))
+                .unwrap_or("");
+            (resolve_literal(obj, src, call), m == "items")
+        }
+        _ => (resolve_literal(right, src, call), false),
+    };
+    let Some(source) = source else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut c = source.walk();
+    match source.kind() {
+        "dictionary" => {
+            for pair in source.named_children(&mut c).filter(|p| p.kind() == "pair") {
+                let (Some(k), Some(v)) = (
+                    pair.child_by_field_name("key"),
+                    pair.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                let Some(name) = string_value(k, src) else {
+                    continue;
+                };
+                // `for name, fn in D.items()`: `fn` is the value.
+                let f = if items
+                    && targets.len() == 2
+                    && targets[0] == name_var
+                    && Some(targets[1]) == fn_var
+                {
+                    v
+                } else {
+                    fn_arg
+                };
+                out.push((
+                    Spanned {
+                        value: name,
+                        span: span(k),
+                    },
+                    f,
+                ));
+            }
+        }
+        "list" | "tuple" => {
+            for item in source.named_children(&mut c) {
+                match item.kind() {
+                    "string" => {
+                        if let Some(name) = string_value(item, src) {
+                            out.push((
+                                Spanned {
+                                    value: name,
+                                    span: span(item),
+                                },
+                                fn_arg,
+                            ));
+                        }
+                    }
+                    "tuple" | "list" => {
+                        let mut c2 = item.walk();
+                        let parts: Vec<TsNode> = item.named_children(&mut c2).collect();
+                        let (Some(k), Some(v)) = (parts.first(), parts.get(1)) else {
+                            continue;
+                        };
+                        let Some(name) = string_value(*k, src) else {
+                            continue;
+                        };
+                        let f = if targets.len() == 2
+                            && targets[0] == name_var
+                            && Some(targets[1]) == fn_var
+                        {
+                            *v
+                        } else {
+                            fn_arg
+                        };
+                        out.push((
+                            Spanned {
+                                value: name,
+                                span: span(*k),
+                            },
+                            f,
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    if !targets.contains(&name_var) {
+        return Vec::new();
+    }
+    out
+}
+
+/// A dict or list literal: the node itself, or what a name is assigned in
+/// the file (`TOOLS = {..}`).
+fn resolve_literal<'t>(n: TsNode<'t>, src: &'t str, from: TsNode<'t>) -> Option<TsNode<'t>> {
+    match n.kind() {
+        "dictionary" | "list" | "tuple" => Some(n),
+        "identifier" => {
+            let name = text(n, src);
+            let mut root = from;
+            while let Some(p) = root.parent() {
+                root = p;
+            }
+            find_assignment(root, name, src, 0)
+        }
+        _ => None,
+    }
+}
+
+fn find_assignment<'t>(n: TsNode<'t>, name: &str, src: &str, depth: usize) -> Option<TsNode<'t>> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if n.kind() == "assignment"
+        && n.child_by_field_name("left")
+            .is_some_and(|l| text(l, src) == name)
+        && let Some(r) = n.child_by_field_name("right")
+        && matches!(r.kind(), "dictionary" | "list" | "tuple")
+    {
+        return Some(r);
+    }
+    let mut c = n.walk();
+    for child in n.named_children(&mut c) {
+        if let Some(found) = find_assignment(child, name, src, depth + 1) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// The function defined in the file under `name` (the first one).
+fn find_function<'t>(n: TsNode<'t>, name: &str, src: &str, depth: usize) -> Option<TsNode<'t>> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if n.kind() == "function_definition"
+        && n.child_by_field_name("name")
+            .is_some_and(|f| text(f, src) == name)
+    {
+        return Some(n);
+    }
+    let mut c = n.walk();
+    for child in n.named_children(&mut c) {
+        if let Some(found) = find_function(child, name, src, depth + 1) {
+            return Some(found);
+        }
+    }
+    None
 }
 
 /// A decorator `@<obj>.tool` or `@<obj>.tool(...)`: the object's text and
@@ -361,23 +695,27 @@ fn tool_decorator<'t>(d: TsNode<'t>, src: &str) -> Option<(String, Option<TsNode
     }
     let object = callee.child_by_field_name("object")?;
     let obj = text(object, src);
-    // A server object is named anything: `.tool` counts when the file
-    // imports an MCP server class, or imports the object itself from the
-    // project's server module (`from src.server import mcp`).
-    let made_here = made_by(src, obj);
+    is_server_object(d, obj, src).then(|| (obj.to_string(), args))
+}
+
+/// `obj` (used at `at`) is an MCP server. A server object is named
+/// anything: it counts when it is made from a server class in the file,
+/// or, made elsewhere, when the file imports an MCP server module or the
+/// object itself from the project (`from src.server import mcp`), or when
+/// it is a parameter of a registering function.
+fn is_server_object(at: TsNode, obj: &str, src: &str) -> bool {
     let server_class = |class: &str| {
         let class = class.rsplit('.').next().unwrap_or(class);
         class.contains("MCP") || class.contains("Mcp") || class.ends_with("Server")
     };
-    let known = match made_here {
+    match made_by(src, obj) {
         Some(class) => server_class(class),
         None => {
             imports_mcp(src)
                 || imports_name(src, obj)
-                || server_parameter(d, obj, src, &server_class)
+                || server_parameter(at, obj, src, &server_class)
         }
-    };
-    known.then(|| (obj.to_string(), args))
+    }
 }
 
 /// `def register_tools(mcp): @mcp.tool() ..`: the server object is a
@@ -1036,6 +1374,58 @@ config = {"name": "db", "parameters": {"host": "localhost"}}
             &src[schema.get("required").unwrap().span.range()],
             "[\"path\"]"
         );
+    }
+
+    #[test]
+    fn call_forms_and_loop_registrations() {
+        let src = r#"from fastmcp import FastMCP
+from .ops import fs_list, ps_exec
+
+mcp = FastMCP("desktop")
+
+def health() -> str:
+    """Report whether the desktop agent is up."""
+    return "ok"
+
+mcp.tool(name="sys.health")(health)
+mcp.add_tool(health, name="sys.ping", description="Ping the agent")
+
+TOOLS = {
+    "fs.list": fs_list,
+    "powershell.exec": ps_exec,
+}
+for name, fn in TOOLS.items():
+    mcp.tool(name=name)(fn)
+
+for tool_name in ["a.b", "c.d"]:
+    mcp.add_tool(health, name=tool_name)
+"#;
+        let t = tools(src);
+        let got: Vec<(&str, &str)> = t
+            .iter()
+            .map(|t| (t.name.value.as_str(), &src[t.name.span.range()]))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("sys.health", "\"sys.health\""),
+                ("sys.ping", "\"sys.ping\""),
+                ("fs.list", "\"fs.list\""),
+                ("powershell.exec", "\"powershell.exec\""),
+                ("a.b", "\"a.b\""),
+                ("c.d", "\"c.d\""),
+            ]
+        );
+        // A function of this file: its docstring and signature.
+        assert_eq!(
+            t[0].description.as_ref().unwrap().value,
+            "Report whether the desktop agent is up."
+        );
+        assert!(t[0].input_schema.is_some());
+        assert_eq!(t[1].description.as_ref().unwrap().value, "Ping the agent");
+        // An imported function: no schema, and its description is unknown.
+        assert!(t[2].input_schema.is_none() && t[2].description_dynamic);
+        assert_eq!(t[2].group, t[0].group);
     }
 
     #[test]
