@@ -155,9 +155,11 @@ fn visit(
     }
     // The outermost literal that holds a tool definition: a list of tools
     // is one tool list.
-    if matches!(node.kind(), "dictionary" | "list") {
+    let tool_call = || node.kind() == "call" && callee_name(node, &file.text).ends_with("Tool");
+    if matches!(node.kind(), "dictionary" | "list") || tool_call() {
         let t = text(node, &file.text);
-        if (t.contains("\"name\"") || t.contains("'name'"))
+        // `"name": ..` in a dict, `name=..` in `types.Tool(..)`.
+        if (t.contains("\"name\"") || t.contains("'name'") || t.contains("name="))
             && SCHEMA_KEYS.iter().any(|k| t.contains(k))
         {
             literals.push(value(node, &file.text, 0));
@@ -1426,6 +1428,28 @@ for tool_name in ["a.b", "c.d"]:
         // An imported function: no schema, and its description is unknown.
         assert!(t[2].input_schema.is_none() && t[2].description_dynamic);
         assert_eq!(t[2].group, t[0].group);
+    }
+
+    #[test]
+    fn mcp_sdk_tool_lists_are_read() {
+        let src = r#"from mcp import types
+
+async def list_tools() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name="stats.calculate",
+            description="Statistics over search results",
+            inputSchema={"type": "object", "properties": {"results": {"type": "array"}}, "required": ["results"]},
+        ),
+    ]
+
+SINGLE = types.Tool(name="ping", description="Ping", inputSchema={"type": "object", "properties": {}})
+"#;
+        let t = tools(src);
+        let names: Vec<&str> = t.iter().map(|t| t.name.value.as_str()).collect();
+        assert_eq!(names, ["stats.calculate", "ping"]);
+        assert_eq!(t[0].format, ToolFormat::Mcp);
+        assert_eq!(&src[t[0].name.span.range()], "\"stats.calculate\"");
     }
 
     #[test]
