@@ -567,13 +567,7 @@ fn check_file(
         out.parsed = true;
         if let Some(at) = rust::first_error(&tree) {
             let at = file.line_col(at);
-            notify(
-                Severity::Warning,
-                format!(
-                    "syntax error at line {}, column {}: the rest of the file was read as well as it could be, and findings in it may be missing",
-                    at.line, at.column
-                ),
-            );
+            notify(Severity::Warning, syntax_error_message(at));
         }
         let facts = rust::analyze::analyze(&file, tree.root_node(), cx, &opts.rules);
         drop(tree);
@@ -597,13 +591,7 @@ fn check_file(
         };
         if let Some(at) = crate::python::first_error(&tree) {
             let at = file.line_col(at);
-            notify(
-                Severity::Warning,
-                format!(
-                    "syntax error at line {}, column {}: the rest of the file was read as well as it could be, and findings in it may be missing",
-                    at.line, at.column
-                ),
-            );
+            notify(Severity::Warning, syntax_error_message(at));
         }
         out.tools = crate::python::extract(&file, &tree);
         drop(tree);
@@ -660,6 +648,14 @@ fn check_file(
             entry.rule.check_tool(cx, tool, &mut out.diagnostics);
         }
     }
+}
+
+/// What a file with a syntax error at `at` is told.
+fn syntax_error_message(at: crate::source::LineCol) -> String {
+    format!(
+        "syntax error at line {}, column {}: the rest of the file was read as well as it could be, and findings in it may be missing",
+        at.line, at.column
+    )
 }
 
 /// Checks one in-memory file as a scan of it alone would, with every rule

@@ -74,30 +74,8 @@ pub fn parse(text: &str) -> Result<tree_sitter::Tree, String> {
     })
 }
 
-/// The first syntax error's byte offset, if any.
-pub fn first_error(tree: &tree_sitter::Tree) -> Option<usize> {
-    let mut cursor = tree.root_node().walk();
-    if !cursor.node().has_error() {
-        return None;
-    }
-    loop {
-        let node = cursor.node();
-        if node.is_error() || node.is_missing() {
-            return Some(node.start_byte());
-        }
-        if node.has_error() && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return Some(node.start_byte());
-            }
-        }
-    }
-}
+/// The first syntax error's byte offset, if any (grammar-neutral).
+pub use crate::rust::first_error;
 
 fn span(n: TsNode) -> Span {
     Span::new(n.start_byte(), n.end_byte())
@@ -533,6 +511,17 @@ fn loop_pairs<'t>(
     let Some(source) = source else {
         return Vec::new();
     };
+    // `for name, fn in ..`: each name's function is the value beside it.
+    let paired = targets.len() == 2 && targets[0] == name_var && Some(targets[1]) == fn_var;
+    let named = |name: String, at: TsNode, f: TsNode<'t>| {
+        (
+            Spanned {
+                value: name,
+                span: span(at),
+            },
+            f,
+        )
+    };
     let mut out = Vec::new();
     let mut c = source.walk();
     match source.kind() {
@@ -547,23 +536,7 @@ fn loop_pairs<'t>(
                 let Some(name) = string_value(k, src) else {
                     continue;
                 };
-                // `for name, fn in D.items()`: `fn` is the value.
-                let f = if items
-                    && targets.len() == 2
-                    && targets[0] == name_var
-                    && Some(targets[1]) == fn_var
-                {
-                    v
-                } else {
-                    fn_arg
-                };
-                out.push((
-                    Spanned {
-                        value: name,
-                        span: span(k),
-                    },
-                    f,
-                ));
+                out.push(named(name, k, if items && paired { v } else { fn_arg }));
             }
         }
         "list" | "tuple" => {
@@ -571,13 +544,7 @@ fn loop_pairs<'t>(
                 match item.kind() {
                     "string" => {
                         if let Some(name) = string_value(item, src) {
-                            out.push((
-                                Spanned {
-                                    value: name,
-                                    span: span(item),
-                                },
-                                fn_arg,
-                            ));
+                            out.push(named(name, item, fn_arg));
                         }
                     }
                     "tuple" | "list" => {
@@ -589,21 +556,7 @@ fn loop_pairs<'t>(
                         let Some(name) = string_value(*k, src) else {
                             continue;
                         };
-                        let f = if targets.len() == 2
-                            && targets[0] == name_var
-                            && Some(targets[1]) == fn_var
-                        {
-                            *v
-                        } else {
-                            fn_arg
-                        };
-                        out.push((
-                            Spanned {
-                                value: name,
-                                span: span(*k),
-                            },
-                            f,
-                        ));
+                        out.push(named(name, *k, if paired { *v } else { fn_arg }));
                     }
                     _ => {}
                 }
