@@ -104,14 +104,16 @@ fn member(key: &str, value: Node, at: Span) -> Member {
 pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef> {
     let mut out = Vec::new();
     let mut literals = Vec::new();
-    visit(file, tree.root_node(), 0, &mut out, &mut literals);
+    let root = tree.root_node();
+    visit(file, root, root, 0, &mut out, &mut literals);
     out.extend(crate::extract::manifest::extract(file, &literals));
     out
 }
 
-fn visit(
+fn visit<'t>(
     file: &Arc<SourceFile>,
-    node: TsNode,
+    root: TsNode<'t>,
+    node: TsNode<'t>,
     depth: usize,
     out: &mut Vec<ToolDef>,
     literals: &mut Vec<Node>,
@@ -125,10 +127,6 @@ fn visit(
         out.push(t);
     }
     if node.kind() == "call" {
-        let mut root = node;
-        while let Some(p) = root.parent() {
-            root = p;
-        }
         call_registrations(file, root, node, out);
     }
     // The outermost literal that holds a tool definition: a list of tools
@@ -146,7 +144,7 @@ fn visit(
     }
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        visit(file, child, depth + 1, out, literals);
+        visit(file, root, child, depth + 1, out, literals);
     }
 }
 
@@ -424,7 +422,7 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
                 }),
                 fn_arg,
             )],
-            None if v.kind() == "identifier" => loop_pairs(call, text(v, src), fn_arg, src)
+            None if v.kind() == "identifier" => loop_pairs(root, call, text(v, src), fn_arg, src)
                 .into_iter()
                 .map(|(k, f)| (Some(k), f))
                 .collect(),
@@ -433,7 +431,7 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
     };
     for (name, f) in names {
         let function = (f.kind() == "identifier")
-            .then(|| find_function(root, text(f, src), src, 0))
+            .then(|| find_function(root, text(f, src), src))
             .flatten();
         if name.is_none() && function.is_none() {
             continue;
@@ -462,6 +460,7 @@ fn first_positional(args: Option<TsNode>) -> Option<TsNode> {
 /// literal list of pairs) around `call`, where `name_var` is the loop's
 /// name: each literal name with the function given for it.
 fn loop_pairs<'t>(
+    root: TsNode<'t>,
     call: TsNode<'t>,
     name_var: &str,
     fn_arg: TsNode<'t>,
@@ -504,9 +503,9 @@ fn loop_pairs<'t>(
                 .child_by_field_name("attribute")
                 .map(|a| text(a, src))
                 .unwrap_or("");
-            (resolve_literal(obj, src, call), m == "items")
+            (resolve_literal(obj, src, root), m == "items")
         }
-        _ => (resolve_literal(right, src, call), false),
+        _ => (resolve_literal(right, src, root), false),
     };
     let Some(source) = source else {
         return Vec::new();
@@ -572,36 +571,42 @@ fn loop_pairs<'t>(
 
 /// A dict or list literal: the node itself, or what a name is assigned in
 /// the file (`TOOLS = {..}`).
-fn resolve_literal<'t>(n: TsNode<'t>, src: &'t str, from: TsNode<'t>) -> Option<TsNode<'t>> {
+fn resolve_literal<'t>(n: TsNode<'t>, src: &'t str, root: TsNode<'t>) -> Option<TsNode<'t>> {
     match n.kind() {
         "dictionary" | "list" | "tuple" => Some(n),
         "identifier" => {
             let name = text(n, src);
-            let mut root = from;
-            while let Some(p) = root.parent() {
-                root = p;
-            }
-            find_assignment(root, name, src, 0)
+            find_first(root, 0, &|a| {
+                if a.kind() == "assignment"
+                    && a.child_by_field_name("left")
+                        .is_some_and(|l| text(l, src) == name)
+                    && let Some(r) = a.child_by_field_name("right")
+                    && matches!(r.kind(), "dictionary" | "list" | "tuple")
+                {
+                    return Some(r);
+                }
+                None
+            })
         }
         _ => None,
     }
 }
 
-fn find_assignment<'t>(n: TsNode<'t>, name: &str, src: &str, depth: usize) -> Option<TsNode<'t>> {
+/// The first node under `n`, in source order, for which `pick` gives one.
+fn find_first<'t>(
+    n: TsNode<'t>,
+    depth: usize,
+    pick: &dyn Fn(TsNode<'t>) -> Option<TsNode<'t>>,
+) -> Option<TsNode<'t>> {
     if depth > MAX_DEPTH {
         return None;
     }
-    if n.kind() == "assignment"
-        && n.child_by_field_name("left")
-            .is_some_and(|l| text(l, src) == name)
-        && let Some(r) = n.child_by_field_name("right")
-        && matches!(r.kind(), "dictionary" | "list" | "tuple")
-    {
-        return Some(r);
+    if let Some(found) = pick(n) {
+        return Some(found);
     }
     let mut c = n.walk();
     for child in n.named_children(&mut c) {
-        if let Some(found) = find_assignment(child, name, src, depth + 1) {
+        if let Some(found) = find_first(child, depth + 1, pick) {
             return Some(found);
         }
     }
@@ -609,23 +614,13 @@ fn find_assignment<'t>(n: TsNode<'t>, name: &str, src: &str, depth: usize) -> Op
 }
 
 /// The function defined in the file under `name` (the first one).
-fn find_function<'t>(n: TsNode<'t>, name: &str, src: &str, depth: usize) -> Option<TsNode<'t>> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    if n.kind() == "function_definition"
-        && n.child_by_field_name("name")
-            .is_some_and(|f| text(f, src) == name)
-    {
-        return Some(n);
-    }
-    let mut c = n.walk();
-    for child in n.named_children(&mut c) {
-        if let Some(found) = find_function(child, name, src, depth + 1) {
-            return Some(found);
-        }
-    }
-    None
+fn find_function<'t>(root: TsNode<'t>, name: &str, src: &str) -> Option<TsNode<'t>> {
+    find_first(root, 0, &|n| {
+        (n.kind() == "function_definition"
+            && n.child_by_field_name("name")
+                .is_some_and(|f| text(f, src) == name))
+        .then_some(n)
+    })
 }
 
 /// A decorator `@<obj>.tool` or `@<obj>.tool(...)`: the object's text and
