@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::model::code::{
-    Accepts, Candidate, FileFacts, FnFact, KeyRead, Need, Quiet, SiteKind, StructFact,
+    Accepts, CallFact, Candidate, FileFacts, FnFact, KeyRead, Need, Quiet, SiteKind, StructFact,
 };
 use crate::model::words::{has_phrase, states_bound};
 use crate::model::{Diagnostic, ToolDef};
@@ -369,4 +369,171 @@ fn requires(t: &ToolDef, key: &str) -> bool {
         .and_then(|s| s.get("required"))
         .and_then(Node::items)
         .is_some_and(|r| r.iter().any(|n| n.as_str() == Some(key)))
+}
+
+/// How many calls deep the surface follows a handler.
+const MAX_CALL_DEPTH: usize = 3;
+
+/// The callee parameters that receive, at a call, an argument holding one
+/// of the caller's `roots` (the arguments object itself).
+fn positions(call: &CallFact, offset: usize, shift: usize, roots: u64) -> u64 {
+    let mut out = 0u64;
+    for pos in offset..call.args.len() {
+        let param = pos - offset + shift;
+        if param >= 63 {
+            break;
+        }
+        if call.roots.get(pos).is_some_and(|r| r & roots != 0) {
+            out |= 1 << param;
+        }
+    }
+    out
+}
+
+/// Parameters of a handler that carry the tool's input.
+fn input_params(f: &FnFact) -> u64 {
+    f.params
+        .iter()
+        .enumerate()
+        .take(63)
+        .filter(|(_, p)| !p.is_self && !p.is_context)
+        .fold(0, |m, (i, _)| m | (1 << i))
+}
+
+/// Logging, auditing and metrics: what they do with arguments does not
+/// reach the model, so the surface does not go into them.
+fn side_channel(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "audit",
+        "log_",
+        "_log",
+        "logging",
+        "trace",
+        "metric",
+        "telemetry",
+        "summary",
+        "debug_",
+        "emit_event",
+        "record_",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+        || n == "log"
+}
+
+/// Handlers and dispatchers, then what they call, up to [`MAX_CALL_DEPTH`]:
+/// each function with the parameters that carry tool arguments, those that
+/// hold the arguments object, and the tools that reach it. A tool's reach
+/// stops at another tool's handler.
+pub fn surface(
+    files: &[FileFacts],
+    tools: &[CodeTool],
+    dispatchers: &BTreeSet<FnRef>,
+    targets: &dyn Fn(&CallFact, FnRef) -> Vec<FnRef>,
+) -> HashMap<FnRef, Reach> {
+    let mut out: HashMap<FnRef, Reach> = HashMap::new();
+    let mut frontier: Vec<FnRef> = Vec::new();
+    let add = |out: &mut HashMap<FnRef, Reach>,
+               f: FnRef,
+               flow: (u64, u64, u64),
+               tools: &[(usize, u64)]| {
+        let e = out.entry(f).or_default();
+        let before = (e.taint, e.direct, e.roots);
+        e.taint |= flow.0;
+        e.direct |= flow.1;
+        e.roots |= flow.2;
+        let mut changed = before != (e.taint, e.direct, e.roots);
+        for (t, r) in tools {
+            changed |= e.tools.insert(*t);
+            let mine = e.roots_by_tool.entry(*t).or_default();
+            changed |= *mine | r != *mine;
+            *mine |= r;
+        }
+        changed
+    };
+    let handlers: BTreeSet<FnRef> = tools.iter().filter_map(|t| t.handler).collect();
+    for (ti, t) in tools.iter().enumerate() {
+        if let Some(h) = t.handler {
+            let fact = &files[h.file].fns[h.index];
+            // A handler's input is the arguments: keys it reads from them
+            // (`args.get(..)`, `request.arguments[..]`) are the tool's.
+            let input = input_params(fact);
+            if add(&mut out, h, (input, input, input), &[(ti, input)]) {
+                frontier.push(h);
+            }
+        }
+    }
+    // Dispatchers are handler code too: an MCP server's `call_tool(request)`
+    // and a `match` on the names of the crate's tools.
+    for (fi, f) in files.iter().enumerate() {
+        for (i, func) in f.fns.iter().enumerate() {
+            let r = FnRef { file: fi, index: i };
+            if func.is_test || !(func.takes_request || dispatchers.contains(&r)) {
+                continue;
+            }
+            let input = input_params(func);
+            if add(&mut out, r, (input, input, input), &[]) {
+                frontier.push(r);
+            }
+        }
+    }
+    for _ in 0..MAX_CALL_DEPTH {
+        let mut next = Vec::new();
+        for f in frontier {
+            let reach = out[&f].clone();
+            let fact = &files[f.file].fns[f.index];
+            for call in &fact.calls {
+                for callee in targets(call, f) {
+                    let target = &files[callee.file].fns[callee.index];
+                    if target.is_test || side_channel(&target.name) {
+                        continue;
+                    }
+                    // Map argument positions to the callee's parameters.
+                    let has_self = target.params.first().is_some_and(|p| p.is_self);
+                    let offset = usize::from(call.method && !has_self);
+                    let shift = usize::from(!call.method && has_self && !call.self_arg);
+                    let (mut taint, mut direct, mut roots) = (0u64, 0u64, 0u64);
+                    for pos in offset..call.args.len() {
+                        let param = pos - offset + shift;
+                        if param >= 63 {
+                            break;
+                        }
+                        if call.args[pos] & reach.taint != 0 {
+                            taint |= 1 << param;
+                        }
+                        if call.args[pos] & reach.direct != 0
+                            && call.direct.get(pos).copied().unwrap_or(false)
+                        {
+                            direct |= 1 << param;
+                        }
+                        if call.roots.get(pos).is_some_and(|r| r & reach.roots != 0) {
+                            roots |= 1 << param;
+                        }
+                    }
+                    // Another tool's handler is that tool's, not this one's.
+                    let tools: Vec<(usize, u64)> = if handlers.contains(&callee) {
+                        Vec::new()
+                    } else {
+                        reach
+                            .tools
+                            .iter()
+                            .map(|t| {
+                                let mine = reach.roots_by_tool.get(t).copied().unwrap_or(0);
+                                (t.to_owned(), positions(call, offset, shift, mine))
+                            })
+                            .collect()
+                    };
+                    if add(&mut out, callee, (taint, direct, roots), &tools) {
+                        next.push(callee);
+                    }
+                }
+            }
+        }
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    out
 }
