@@ -594,7 +594,30 @@ fn check_file(
             notify(Severity::Warning, syntax_error_message(at));
         }
         out.tools = crate::python::extract(&file, &tree);
-        drop(tree);
+        // The code rules, on a file with tools, a tool-call dispatcher or
+        // an agent loop that runs the model's tool calls.
+        if !out.tools.is_empty()
+            || file.text.contains(".call_tool")
+            || file.text.contains("tool_call")
+        {
+            let tool_fns: Vec<usize> = out
+                .tools
+                .iter()
+                .filter(|t| t.schema_derived)
+                .filter_map(|t| t.handler.as_ref().map(|h| h.span.start))
+                .collect();
+            let facts =
+                crate::python::facts::analyze(&file, tree.root_node(), &tool_fns, cx, &opts.rules);
+            drop(tree);
+            out.diagnostics.extend(crate::python::link::findings(
+                facts,
+                &out.tools,
+                cx,
+                &opts.rules,
+            ));
+        } else {
+            drop(tree);
+        }
         let (inline, notes) = suppress::parse(&file);
         out.suppressions = inline;
         out.notifications.extend(notes);

@@ -9,6 +9,9 @@
 //! Files are parsed only when their bytes mention a tool decorator
 //! (`.tool`), and the tree is dropped before the tools are returned.
 
+pub mod facts;
+pub mod link;
+
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -77,11 +80,11 @@ pub fn parse(text: &str) -> Result<tree_sitter::Tree, String> {
 /// The first syntax error's byte offset, if any (grammar-neutral).
 pub use crate::rust::first_error;
 
-fn span(n: TsNode) -> Span {
+pub(crate) fn span(n: TsNode) -> Span {
     Span::new(n.start_byte(), n.end_byte())
 }
 
-fn text<'s>(n: TsNode, src: &'s str) -> &'s str {
+pub(crate) fn text<'s>(n: TsNode, src: &'s str) -> &'s str {
     src.get(n.start_byte()..n.end_byte()).unwrap_or("")
 }
 
@@ -757,7 +760,7 @@ fn imports_name(src: &str, name: &str) -> bool {
 
 /// The value of a string literal (or implicitly concatenated literals);
 /// `None` for f-strings with interpolations and anything else.
-fn string_value(n: TsNode, src: &str) -> Option<String> {
+pub(crate) fn string_value(n: TsNode, src: &str) -> Option<String> {
     match n.kind() {
         "string" => {
             let mut out = String::new();

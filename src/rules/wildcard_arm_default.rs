@@ -39,7 +39,11 @@ impl Rule for WildcardArmDefault {
                 ))
                 .label(format!("anything but {} becomes `{default}`", crate::rules::join_or(&known, 2)))
                 .note("a value the model sent that the code does not know (a typo, another spelling, a wrong type) silently becomes a default: the call succeeds, the model believes its value was used, and is never told")
-                .help("return an error that names the accepted values, or declare them as an `enum` in the schema and deserialise into a Rust enum");
+                .help(if f.file.path.extension().is_some_and(|e| e == "py") {
+                    format!("type the argument as `Literal[{}]` (the schema gets an `enum` and the SDK refuses any other value), or return an error that names the accepted values", known.join(", "))
+                } else {
+                    "return an error that names the accepted values, or declare them as an `enum` in the schema and deserialise into a Rust enum".to_string()
+                });
             let mut c = f.candidate(diag, Need::Args(mask));
             c.quiet = Quiet::IfToolNames(known.iter().map(|k| k.to_string()).collect());
             out.push(c);
