@@ -89,6 +89,10 @@ pub enum ToolFormat {
     /// `@mcp.tool()` (FastMCP, the MCP SDK's `FastMCP`), its schema
     /// derived from the signature.
     Fastmcp,
+    /// A Python function an agent framework offers to the model as a tool:
+    /// LangChain's `@tool`, the OpenAI Agents SDK's `@function_tool`,
+    /// pydantic-ai's `@agent.tool`; its schema derived from the signature.
+    PythonFunction,
 }
 
 impl ToolFormat {
@@ -117,6 +121,7 @@ impl ToolFormat {
             ToolFormat::Dispatch => "dispatch",
             ToolFormat::OpenApi => "openapi",
             ToolFormat::Fastmcp => "fastmcp",
+            ToolFormat::PythonFunction => "python-function",
         }
     }
 

@@ -250,11 +250,34 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         return None;
     }
     let mut cursor = node.walk();
-    let (server, args) = node
+    let decorators: Vec<TsNode> = node
         .named_children(&mut cursor)
         .filter(|c| c.kind() == "decorator")
-        .find_map(|d| tool_decorator(d, src))?;
-    let name = match kwarg(args, "name", src) {
+        .collect();
+    if let Some((server, args)) = decorators.iter().find_map(|d| tool_decorator(*d, src)) {
+        let name = match kwarg(args, "name", src) {
+            Some(v) => Some(Spanned {
+                value: string_value(v, src)?,
+                span: span(v),
+            }),
+            None => None,
+        };
+        return tool_from(
+            file,
+            Registration {
+                server,
+                name,
+                description: kwarg(args, "description", src),
+                function: Some(def),
+                at: span(node),
+                format: ToolFormat::Fastmcp,
+            },
+        );
+    }
+    let (framework, name_arg, args) = decorators
+        .iter()
+        .find_map(|d| framework_decorator(*d, src))?;
+    let name = match name_arg {
         Some(v) => Some(Spanned {
             value: string_value(v, src)?,
             span: span(v),
@@ -264,13 +287,69 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
     tool_from(
         file,
         Registration {
-            server,
+            server: framework.to_string(),
             name,
-            description: kwarg(args, "description", src),
+            description: kwarg(args, "description", src)
+                .or_else(|| kwarg(args, "description_override", src)),
             function: Some(def),
             at: span(node),
+            format: ToolFormat::PythonFunction,
         },
     )
+}
+
+/// An agent framework's tool decorator: LangChain's `@tool` /
+/// `@tool("name")`, the OpenAI Agents SDK's `@function_tool` /
+/// `@function_tool(name_override=..)`, pydantic-ai's `@agent.tool` /
+/// `@agent.tool_plain` on an `Agent(..)`. The framework, the name
+/// argument and the call's arguments.
+fn framework_decorator<'t>(
+    d: TsNode<'t>,
+    src: &str,
+) -> Option<(&'static str, Option<TsNode<'t>>, Option<TsNode<'t>>)> {
+    let mut c = d.walk();
+    let expr = d.named_children(&mut c).next()?;
+    let (callee, args) = match expr.kind() {
+        "call" => (
+            expr.child_by_field_name("function")?,
+            expr.child_by_field_name("arguments"),
+        ),
+        "identifier" | "attribute" => (expr, None),
+        _ => return None,
+    };
+    let imports = |module: &str, name: &str| {
+        src.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with(&format!("from {module}"))
+                && l.split_once(" import ")
+                    .is_some_and(|(_, names)| names.split([',', ' ', '(', ')']).any(|w| w == name))
+        })
+    };
+    match callee.kind() {
+        "identifier" => match text(callee, src) {
+            "tool" if imports("langchain", "tool") => {
+                let name = first_positional(args)
+                    .filter(|a| a.kind() == "string")
+                    .or_else(|| kwarg(args, "name_or_callable", src));
+                Some(("langchain", name, args))
+            }
+            "function_tool" if imports("agents", "function_tool") => {
+                Some(("agents", kwarg(args, "name_override", src), args))
+            }
+            _ => None,
+        },
+        "attribute" => {
+            let attr = callee
+                .child_by_field_name("attribute")
+                .map(|a| text(a, src))?;
+            let obj = callee.child_by_field_name("object").map(|o| text(o, src))?;
+            let agent = made_by(src, obj).is_some_and(|class| class.ends_with("Agent"))
+                && src.contains("pydantic_ai");
+            (matches!(attr, "tool" | "tool_plain") && agent)
+                .then(|| ("pydantic-ai", kwarg(args, "name", src), args))
+        }
+        _ => None,
+    }
 }
 
 /// A registration found in the code, before it is a [`ToolDef`].
@@ -283,6 +362,7 @@ struct Registration<'t> {
     /// The function that handles the tool, when it is defined in the file.
     function: Option<TsNode<'t>>,
     at: Span,
+    format: ToolFormat,
 }
 
 /// The value of keyword argument `key` of a call's arguments.
@@ -353,7 +433,7 @@ fn tool_from(file: &Arc<SourceFile>, r: Registration) -> Option<ToolDef> {
         intake: None,
         strict: None,
         extras: None,
-        format: ToolFormat::Fastmcp,
+        format: r.format,
         file: Arc::clone(file),
         span: r.at,
         pointer: String::new(),
@@ -447,6 +527,7 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
                 description,
                 function,
                 at: span(call),
+                format: ToolFormat::Fastmcp,
             },
         ));
     }
@@ -890,10 +971,16 @@ fn signature_schema(params: TsNode, src: &str) -> Node {
         };
         let key = text(name, src);
         let ty_text = ty.map(|t| text(t, src)).unwrap_or("");
+        // Filled by the framework, not the model: an MCP `Context`,
+        // pydantic-ai's `RunContext[..]`, LangChain's `RunnableConfig`,
+        // callbacks and `Injected..` arguments.
+        let last = ty_text.split('[').next().unwrap_or("");
+        let last = last.rsplit('.').next().unwrap_or(last).trim();
         if matches!(key, "self" | "cls")
-            || ty_text
-                .trim_start_matches("fastmcp.")
-                .starts_with("Context")
+            || last.starts_with("Context")
+            || matches!(last, "RunContext" | "RunnableConfig" | "ToolContext")
+            || last.contains("CallbackManager")
+            || ty_text.contains("Injected")
         {
             continue;
         }

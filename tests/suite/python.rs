@@ -74,3 +74,54 @@ fn python_files_without_tools_are_scanned_quietly() {
             "No tool definitions found in 1 file scanned",
         ));
 }
+
+/// LangChain's `@tool("name")`, the OpenAI Agents SDK's
+/// `@function_tool(name_override=..)` and pydantic-ai's `@agent.tool` are
+/// tools named by the decorator, with parameters from the signature less
+/// what the framework fills in (`RunnableConfig`, `RunContext`).
+#[test]
+fn tools_lists_agent_framework_tools() {
+    let out = bin()
+        .args([
+            "tools",
+            "tests/fixtures/N101/bad-python-agent-frameworks",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let got: Vec<(String, String, serde_json::Value, String)> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["format"].as_str().unwrap().to_string(),
+                t["parameters"].clone(),
+                t["handler"]["function"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let row = |n: &str, p: serde_json::Value, h: &str| {
+        (
+            n.to_string(),
+            "python-function".to_string(),
+            p,
+            h.to_string(),
+        )
+    };
+    assert_eq!(
+        got,
+        [
+            row("calc.eval", serde_json::json!(["expression"]), "evaluate"),
+            row(
+                "get weather",
+                serde_json::json!(["city", "units"]),
+                "get_weather"
+            ),
+            row("crm/lookup", serde_json::json!(["customer_id"]), "lookup"),
+        ]
+    );
+}
