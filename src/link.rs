@@ -188,6 +188,11 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
     match quiet {
         Quiet::Never => false,
         Quiet::IfFieldDocumentsBound(key, numbers) => {
+            // The schema promises more than the code gives (`le=20` on a
+            // `min(page_size, 5)`): the model was told a wrong bound.
+            if promises_more(k, r, key, numbers) {
+                return false;
+            }
             reaching_tool_documents_bound(k, r)
                 || states_bound_at_run_time(k, &f.fns[r.index], key, numbers)
                 || k.files.iter().flat_map(|f| &f.structs).any(|s| {
@@ -342,6 +347,35 @@ fn documents_bound(t: &ToolDef) -> bool {
         texts(s, &mut all, &mut bound, 0);
     }
     bound || all.iter().any(|text| states_bound(text))
+}
+
+/// Does every number of a clamp lie below the `maximum` that a tool whose
+/// handler reaches `f` states for `key`?
+fn promises_more(k: &Unit, f: FnRef, key: &str, numbers: &[String]) -> bool {
+    let Some(largest) = numbers
+        .iter()
+        .filter_map(|n| n.parse::<f64>().ok())
+        .reduce(f64::max)
+    else {
+        return false;
+    };
+    k.surface.get(&f).is_some_and(|reach| {
+        reach.tools.iter().any(|t| {
+            let property = k.tools[*t]
+                .def
+                .input_schema
+                .as_ref()
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get(key));
+            let max = property
+                .and_then(|p| p.get("maximum").or_else(|| p.get("exclusiveMaximum")))
+                .and_then(|m| match &m.kind {
+                    NodeKind::Number(n) => n.parse::<f64>().ok(),
+                    _ => None,
+                });
+            max.is_some_and(|m| largest < m)
+        })
+    })
 }
 
 /// Does a tool whose handler reaches `f` document a bound?

@@ -211,6 +211,10 @@ pub struct FnFact {
     /// … else { '_' }`, `replace_all("[^a-zA-Z0-9_-]", "_")`): a name
     /// sanitiser, whose outputs can collide (`a.b` and `a_b`).
     pub sanitises_names: bool,
+    /// Parameters (by index) the body never uses: for a tool whose schema
+    /// is derived from the signature, arguments the model fills in for
+    /// nothing.
+    pub unused_params: Vec<usize>,
 }
 
 #[derive(Clone, Debug, Default)]

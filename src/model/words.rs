@@ -59,6 +59,7 @@ pub fn says_unavailable(s: &str) -> bool {
         "unimplemented",
         "not connected",
         "coming soon",
+        "premium feature",
     ];
     // Only messages: a word or two cannot say it.
     if s.len() < 11 || !s.contains(' ') {

@@ -315,6 +315,20 @@ impl<'a> Analyzer<'a> {
             self.facts.fns.push(fact);
             return;
         };
+        // Another decorator wraps the function (`@with_account`): it may
+        // take arguments the body does not.
+        let wrapped = decorators.iter().any(|d| {
+            let t = text(*d, src).trim_start_matches('@');
+            let callee = t.split('(').next().unwrap_or(t).trim();
+            let last = callee.rsplit('.').next().unwrap_or(callee);
+            !matches!(
+                last,
+                "tool" | "tool_plain" | "function_tool" | "staticmethod" | "classmethod"
+            )
+        });
+        if role == Role::Tool && !wrapped {
+            fact.unused_params = unused_params(&fact.params, body, src);
+        }
         let index = self.facts.fns.len();
         let mut flow = Flow {
             src,
@@ -327,6 +341,8 @@ impl<'a> Analyzer<'a> {
             arms: Vec::new(),
             checks: Vec::new(),
             written: Vec::new(),
+            call_names: Vec::new(),
+            fallbacks: Vec::new(),
         };
         flow.fact.sites.clear();
         let docstring = first_docstring(body);
@@ -354,6 +370,8 @@ impl<'a> Analyzer<'a> {
                 arms: Vec::new(),
                 checks: Vec::new(),
                 written: written.clone(),
+                call_names: Vec::new(),
+                fallbacks: Vec::new(),
             };
             afl.block(arm.body, 0, None);
             let mut arm_fact = afl.finish();
@@ -409,6 +427,10 @@ struct Flow<'s, 't> {
     /// Keys the code writes into the arguments object: reads of them are
     /// not the model's.
     written: Vec<String>,
+    /// Each call's callee with the names its arguments mention.
+    call_names: Vec<(String, Vec<String>)>,
+    /// Arguments parsed with a fallback: the site's index and the local.
+    fallbacks: Vec<(usize, String)>,
 }
 
 impl<'s, 't> Flow<'s, 't> {
@@ -447,18 +469,23 @@ impl<'s, 't> Flow<'s, 't> {
                 .iter()
                 .any(|(s, _)| crate::model::words::mentions_limit(s));
         }
-        // Arguments that fall back reach a call that runs a tool
-        // (`execute_tool(name, args)`, `tool.invoke(args)`).
-        let runs_tools = self.fact.calls.iter().any(|c| {
-            let c = c.callee.to_ascii_lowercase();
+        // Arguments that fall back are handed to a call that runs a tool
+        // (`execute_tool(name, args)`, `tool.invoke(**args)`).
+        let runs_tool = |c: &str| {
+            let c = c.to_ascii_lowercase();
             (c.contains("tool") || c.contains("function"))
                 && ["call", "run", "exec", "invoke", "dispatch", "handle"]
                     .iter()
                     .any(|w| c.contains(w))
-        });
-        for site in &mut self.fact.sites {
-            if let SiteKind::ArgsFallback { goes_to, .. } = &mut site.kind
-                && runs_tools
+        };
+        for (i, local) in std::mem::take(&mut self.fallbacks) {
+            let handed = self
+                .call_names
+                .iter()
+                .any(|(callee, names)| runs_tool(callee) && names.contains(&local));
+            if let Some(SiteKind::ArgsFallback { goes_to, .. }) =
+                self.fact.sites.get_mut(i).map(|s| &mut s.kind)
+                && handed
             {
                 *goes_to = ArgsUse::Sink;
             }
@@ -1005,6 +1032,14 @@ impl<'s, 't> Flow<'s, 't> {
         let mask = args.iter().fold(0, |m, a| m | a);
         let conversion = is_conversion(&callee, receiver.is_some());
         let first = positional.first().map(|(_, v)| v.clone());
+        if let Some(args) = args_node {
+            let mut names = std::collections::HashSet::new();
+            identifiers(args, src, &mut names, 0);
+            self.call_names.push((
+                callee.clone(),
+                names.into_iter().map(str::to_string).collect(),
+            ));
+        }
         self.fact.calls.push(CallFact {
             callee: callee.clone(),
             args,
@@ -1483,6 +1518,8 @@ impl<'s, 't> Flow<'s, 't> {
             // Where the value goes is known when the function is done
             // (`finish`).
             let goes_to = ArgsUse::Nowhere;
+            self.fallbacks
+                .push((self.fact.sites.len(), local.to_string()));
             self.fact.sites.push(Site {
                 span: span(block.parent().unwrap_or(block)),
                 kind: SiteKind::ArgsFallback {
@@ -2131,4 +2168,55 @@ fn item_preview(e: TsNode, src: &str) -> bool {
         at = p.parent();
     }
     false
+}
+
+/// The parameters (not `self`, context or `_`-prefixed) that no name in
+/// the body refers to. None when the body is a stub (`...`, `pass`,
+/// `raise NotImplementedError`) or passes its locals on (`locals()`).
+fn unused_params(params: &[ParamFact], body: TsNode, src: &str) -> Vec<usize> {
+    let mut c = body.walk();
+    let stmts: Vec<TsNode> = body
+        .named_children(&mut c)
+        .filter(|s| Some(*s) != first_docstring(body))
+        .collect();
+    let stub = stmts.iter().all(|s| {
+        let t = text(*s, src).trim();
+        t == "pass" || t == "..." || t.starts_with("raise NotImplementedError")
+    });
+    let body_text = text(body, src);
+    if stub || body_text.contains("locals()") || body_text.contains("vars()") {
+        return Vec::new();
+    }
+    let mut used = std::collections::HashSet::new();
+    identifiers(body, src, &mut used, 0);
+    params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            !p.is_self
+                && !p.is_context
+                && !p.name.starts_with('_')
+                && !used.contains(p.name.as_str())
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn identifiers<'s>(
+    n: TsNode,
+    src: &'s str,
+    out: &mut std::collections::HashSet<&'s str>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if n.kind() == "identifier" {
+        out.insert(text(n, src));
+        return;
+    }
+    let mut c = n.walk();
+    for child in n.named_children(&mut c) {
+        identifiers(child, src, out, depth + 1);
+    }
 }

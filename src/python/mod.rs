@@ -255,7 +255,10 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         .filter(|c| c.kind() == "decorator")
         .collect();
     if let Some((server, args)) = decorators.iter().find_map(|d| tool_decorator(*d, src)) {
-        let name = match kwarg(args, "name", src) {
+        // `@mcp.tool(name="x")`, or FastMCP's positional `@mcp.tool("x")`.
+        let given = kwarg(args, "name", src)
+            .or_else(|| first_positional(args).filter(|a| a.kind() == "string"));
+        let name = match given {
             Some(v) => Some(Spanned {
                 value: string_value(v, src)?,
                 span: span(v),
@@ -738,9 +741,11 @@ fn tool_decorator<'t>(d: TsNode<'t>, src: &str) -> Option<(String, Option<TsNode
 /// object itself from the project (`from src.server import mcp`), or when
 /// it is a parameter of a registering function.
 fn is_server_object(at: TsNode, obj: &str, src: &str) -> bool {
+    // `FastMCP(..)`, `mcp.server.Server(..)`, `FastMCP.from_openapi(..)`.
     let server_class = |class: &str| {
-        let class = class.rsplit('.').next().unwrap_or(class);
-        class.contains("MCP") || class.contains("Mcp") || class.ends_with("Server")
+        class
+            .split('.')
+            .any(|seg| seg.contains("MCP") || seg.contains("Mcp") || seg.ends_with("Server"))
     };
     match made_by(src, obj) {
         Some(class) => server_class(class),
@@ -748,6 +753,12 @@ fn is_server_object(at: TsNode, obj: &str, src: &str) -> bool {
             imports_mcp(src)
                 || imports_name(src, obj)
                 || server_parameter(at, obj, src, &server_class)
+                // `from app.runtime import *` bringing in `mcp`.
+                || (obj.to_ascii_lowercase().contains("mcp")
+                    && src.lines().any(|l| {
+                        let l = l.trim_start();
+                        l.starts_with("from ") && l.trim_end().ends_with(" import *")
+                    }))
         }
     }
 }
@@ -777,9 +788,9 @@ fn server_parameter(d: TsNode, obj: &str, src: &str, server_class: &dyn Fn(&str)
                     _ => (None, None),
                 };
                 name.is_some_and(|n| text(n, src) == obj)
-                    && match ty {
-                        Some(t) => server_class(text(t, src).trim_matches('"')),
-                        None => {
+                    && match ty.map(|t| text(t, src).trim_matches('"')) {
+                        Some(t) if !matches!(t, "Any" | "typing.Any" | "object") => server_class(t),
+                        _ => {
                             let lower = obj.to_ascii_lowercase();
                             lower.contains("mcp") || lower.contains("server")
                         }
@@ -1017,6 +1028,7 @@ fn signature_schema(params: TsNode, src: &str) -> Node {
                             "default" => default = Some(v),
                             _ => {}
                         }
+                        members.extend(keyword_constraint(text(k, src), v, src));
                     } else if default.is_none() && a.kind() != "keyword_argument" {
                         default = Some(a);
                     }
@@ -1157,6 +1169,7 @@ fn type_schema(t: TsNode, src: &str, at: Span, depth: usize) -> Vec<Member> {
                             if let Some(d) = field_description(*extra, src) {
                                 m.push(member("description", synth(NodeKind::String(d), at), at));
                             }
+                            m.extend(field_constraints(*extra, src));
                         } else if let Some(d) = string_value(*extra, src) {
                             m.push(member("description", synth(NodeKind::String(d), at), at));
                         }
@@ -1236,6 +1249,46 @@ fn type_args(t: TsNode) -> Vec<TsNode> {
         }
     }
     out
+}
+
+/// The bounds of a pydantic `Field(ge=1, le=20, max_length=..)`, as the
+/// JSON Schema keywords pydantic writes for them.
+fn field_constraints(call: TsNode, src: &str) -> Vec<Member> {
+    let Some(args) = call.child_by_field_name("arguments") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut c = args.walk();
+    for a in args.named_children(&mut c) {
+        if a.kind() == "keyword_argument"
+            && let (Some(k), Some(v)) = (
+                a.child_by_field_name("name"),
+                a.child_by_field_name("value"),
+            )
+        {
+            out.extend(keyword_constraint(text(k, src), v, src));
+        }
+    }
+    out
+}
+
+fn keyword_constraint(key: &str, v: TsNode, src: &str) -> Option<Member> {
+    let keyword = match key {
+        "ge" => "minimum",
+        "le" => "maximum",
+        "gt" => "exclusiveMinimum",
+        "lt" => "exclusiveMaximum",
+        "min_length" => "minLength",
+        "max_length" => "maxLength",
+        _ => return None,
+    };
+    matches!(v.kind(), "integer" | "float").then(|| {
+        member(
+            keyword,
+            synth(NodeKind::Number(text(v, src).replace('_', "")), span(v)),
+            span(v),
+        )
+    })
 }
 
 fn field_description(call: TsNode, src: &str) -> Option<String> {

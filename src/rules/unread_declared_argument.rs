@@ -94,6 +94,35 @@ impl Rule for UnreadDeclaredArgument {
             let Some(declared) = declared_properties(&t.def) else {
                 continue;
             };
+            // A schema derived from the handler's signature (a Python
+            // tool function): parameters its body never uses.
+            if t.def.schema_derived
+                && let Some(h) = t.handler
+            {
+                let f = k.fact(h);
+                // A stub that answers it cannot act uses nothing.
+                if f.says_unavailable {
+                    continue;
+                }
+                for &i in &f.unused_params {
+                    let Some(p) = f.params.get(i) else {
+                        continue;
+                    };
+                    if !declared.contains(&p.name) || told_unused(&t.def, &p.name) {
+                        continue;
+                    }
+                    if let Some(span) = property_span(&t.def, &p.name) {
+                        out.push(
+                            diag(&t.def, &p.name, &t.def.schema_file, span, "never used")
+                                .note(format!(
+                                    "the parameter `{}` is offered to the model, which fills it in and believes it takes effect; the function body never uses it",
+                                    p.name
+                                )),
+                        );
+                    }
+                }
+                continue;
+            }
             if t.def.schema_derived || t.handler.is_none_or(|h| k.is_dispatcher(h)) {
                 continue;
             }
