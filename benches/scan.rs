@@ -1,6 +1,8 @@
 //! Throughput of a whole scan (walk, read, parse, extract, link, rules,
 //! sort) over a generated workspace of tool manifests, unrelated JSON/YAML,
-//! and Rust crates with rmcp tools, handlers and ordinary code.
+//! and Rust crates with rmcp tools, handlers and ordinary code; then over a
+//! generated Python repository of about 100 000 lines (FastMCP servers and
+//! ordinary modules), reported per 10 000 lines.
 //!
 //!     cargo bench --bench scan
 //!
@@ -169,6 +171,111 @@ fn generate_rust(dir: &Path) -> (u64, usize) {
     (bytes, files)
 }
 
+const PY_FILES: usize = 240;
+const PY_TOOL_FILES_EVERY: usize = 4;
+
+/// One Python module: every fourth a FastMCP server whose tools clamp,
+/// slice and parse their arguments, the rest ordinary code (which the
+/// prefilter leaves unparsed). About 420 lines either way.
+fn python_file(f: usize) -> String {
+    let mut s = String::new();
+    if f.is_multiple_of(PY_TOOL_FILES_EVERY) {
+        s.push_str("from fastmcp import FastMCP\n\nmcp = FastMCP(\"bench\")\nMAX_RESULTS = 50\nMODES = {\"fast\": 1, \"full\": 2}\n\n");
+        for t in 0..20 {
+            s.push_str(&format!(
+                r#"
+@mcp.tool(name="search.{f}.{t}")
+def search_{t}(query: str, limit: int = 10, mode: str = "fast", timeout: str = "30") -> str:
+    """Search part {t} of the index and return matches, one per line."""
+    limit = min(limit, MAX_RESULTS)
+    speed = MODES.get(mode, 1)
+    try:
+        seconds = int(timeout)
+    except ValueError:
+        seconds = 30
+    hits = []
+    for row in rows(query, speed, seconds):
+        if len(hits) >= 500:
+            break
+        hits.append(row)
+    text = "\n".join(hits)
+    return text[:20000]
+
+"#
+            ));
+        }
+        s.push_str("\ndef rows(q, s, t):\n    return []\n");
+    } else {
+        for g in 0..30 {
+            s.push_str(&format!(
+                r#"
+class Report{g}:
+    """A report of module {f}."""
+
+    def __init__(self, items):
+        self.items = list(items)
+
+    def total(self) -> int:
+        count = 0
+        for item in self.items:
+            if item > {g}:
+                count += item
+        return min(count, 1000)
+
+    def render(self) -> str:
+        return ", ".join(str(i) for i in self.items)[:200]
+
+"#
+            ));
+        }
+    }
+    s
+}
+
+fn generate_python(dir: &Path) -> (u64, usize) {
+    let mut bytes = 0u64;
+    let mut lines = 0;
+    for f in 0..PY_FILES {
+        let text = python_file(f);
+        let sub = dir.join(format!("pkg/m{}", f % 12));
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join(format!("mod_{f}.py")), &text).unwrap();
+        bytes += text.len() as u64;
+        lines += text.lines().count();
+    }
+    (bytes, lines)
+}
+
+fn options(path: &Path, threads: usize) -> ScanOptions {
+    ScanOptions {
+        scope: Default::default(),
+        truncation_markers: Vec::new(),
+        tool_budget: toolaudit::budget::DEFAULT_GROUP_BUDGET,
+        walk: WalkOptions {
+            paths: vec![path.to_path_buf()],
+            threads,
+            ..WalkOptions::default()
+        },
+        max_file_size: DEFAULT_MAX_FILE_SIZE,
+        targets: targets::defaults(),
+        named_targets: Vec::new(),
+        rules: rules::select(&[], &[]).unwrap(),
+        explicit: Vec::new(),
+        severity: Default::default(),
+        per_file_ignores: Vec::new(),
+        suppressions: Vec::new(),
+        surface: Default::default(),
+    }
+}
+
+fn thread_label(threads: usize) -> String {
+    if threads == 0 {
+        "all cores".to_string()
+    } else {
+        format!("{threads} thread")
+    }
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -187,25 +294,7 @@ fn main() {
         MANIFESTS * TOOLS_PER_MANIFEST
     );
     for threads in [1, 0] {
-        let opts = ScanOptions {
-            scope: Default::default(),
-            truncation_markers: Vec::new(),
-            tool_budget: toolaudit::budget::DEFAULT_GROUP_BUDGET,
-            walk: WalkOptions {
-                paths: vec![dir.path().to_path_buf()],
-                threads,
-                ..WalkOptions::default()
-            },
-            max_file_size: DEFAULT_MAX_FILE_SIZE,
-            targets: targets::defaults(),
-            named_targets: Vec::new(),
-            rules: rules::select(&[], &[]).unwrap(),
-            explicit: Vec::new(),
-            severity: Default::default(),
-            per_file_ignores: Vec::new(),
-            suppressions: Vec::new(),
-            surface: Default::default(),
-        };
+        let opts = options(dir.path(), threads);
         let mut times = Vec::new();
         let mut findings = 0;
         for _ in 0..RUNS {
@@ -215,16 +304,38 @@ fn main() {
             findings = scan.diagnostics.len();
         }
         let t = median(times);
-        let label = if threads == 0 {
-            "all cores".to_string()
-        } else {
-            format!("{threads} thread")
-        };
+        let label = thread_label(threads);
         println!(
             "{label:>10}: median {:>7.1} ms over {RUNS} runs, {:>6.1} MB/s, {:>7.0} files/s, {findings} findings",
             t.as_secs_f64() * 1e3,
             bytes as f64 / 1e6 / t.as_secs_f64(),
             files as f64 / t.as_secs_f64()
+        );
+    }
+
+    // A Python repository of about 100 000 lines.
+    let py = tempfile::tempdir().unwrap();
+    let (py_bytes, py_lines) = generate_python(py.path());
+    println!(
+        "python: {PY_FILES} files, {py_lines} lines, {:.1} MB, one in {PY_TOOL_FILES_EVERY} a FastMCP server",
+        py_bytes as f64 / 1e6
+    );
+    for threads in [1, 0] {
+        let opts = options(py.path(), threads);
+        let mut times = Vec::new();
+        let mut findings = 0;
+        for _ in 0..RUNS {
+            let start = Instant::now();
+            let scan = engine::scan(&opts).unwrap();
+            times.push(start.elapsed());
+            findings = scan.diagnostics.len();
+        }
+        let t = median(times);
+        println!(
+            "{:>10}: median {:>7.1} ms over {RUNS} runs, {:>6.1} ms per 10k lines, {findings} findings",
+            thread_label(threads),
+            t.as_secs_f64() * 1e3,
+            t.as_secs_f64() * 1e3 * 10_000.0 / py_lines as f64
         );
     }
 }
