@@ -1323,7 +1323,15 @@ impl<'s, 't> Flow<'s, 't> {
                     .filter(|p| p.kind() == "case_pattern")
                     .collect();
                 match pats.as_slice() {
-                    [p] => find_string(*p).and_then(|n| string_value(n, src).map(|v| (v, span(n)))),
+                    [p] => find_string(*p)
+                        .and_then(|n| string_value(n, src).map(|v| (v, span(n))))
+                        .or_else(|| {
+                            // `case Tools.SEARCH:`
+                            let d = p.named_child(0).filter(|d| d.kind() == "dotted_name")?;
+                            super::constant(d, src)?;
+                            let (v, holes) = super::name_value(d, src);
+                            holes.is_empty().then(|| (v, span(d)))
+                        }),
                     _ => None,
                 }
             };
@@ -1871,9 +1879,18 @@ fn equality<'t>(c: TsNode<'t>, src: &str) -> Option<(TsNode<'t>, String)> {
     if text(*op, src) != "==" {
         return None;
     }
-    match (string_value(*r, src), string_value(*l, src)) {
-        (Some(lit), _) if r.kind() == "string" => Some((*l, lit)),
-        (_, Some(lit)) if l.kind() == "string" => Some((*r, lit)),
+    // A literal, or a constant that holds one (`Tools.SEARCH`).
+    let literal = |n: TsNode| match n.kind() {
+        "string" => string_value(n, src),
+        "attribute" | "identifier" if super::constant(n, src).is_some() => {
+            let (v, holes) = super::name_value(n, src);
+            holes.is_empty().then_some(v)
+        }
+        _ => None,
+    };
+    match (literal(*r), literal(*l)) {
+        (Some(lit), _) => Some((*l, lit)),
+        (_, Some(lit)) => Some((*r, lit)),
         _ => None,
     }
 }

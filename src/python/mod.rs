@@ -195,10 +195,12 @@ fn value(n: TsNode, src: &str, depth: usize) -> Node {
                     .collect(),
             )
         }
-        "string" | "concatenated_string" => match string_value(n, src) {
-            Some(s) => NodeKind::String(s),
-            None => return opaque(),
-        },
+        "string" | "concatenated_string" | "identifier" | "attribute" | "binary_operator" => {
+            match name_value(n, src) {
+                (s, holes) if holes.is_empty() => NodeKind::String(s),
+                _ => return opaque(),
+            }
+        }
         "integer" | "float" => NodeKind::Number(text(n, src).replace('_', "")),
         "true" => NodeKind::Bool(true),
         "false" => NodeKind::Bool(false),
@@ -258,12 +260,18 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         // `@mcp.tool(name="x")`, or FastMCP's positional `@mcp.tool("x")`.
         let given = kwarg(args, "name", src)
             .or_else(|| first_positional(args).filter(|a| a.kind() == "string"));
-        let name = match given {
-            Some(v) => Some(Spanned {
-                value: string_value(v, src)?,
-                span: span(v),
-            }),
-            None => None,
+        let (name, holes) = match given {
+            Some(v) => {
+                let (value, holes) = name_value(v, src);
+                (
+                    Some(Spanned {
+                        value,
+                        span: span(v),
+                    }),
+                    holes,
+                )
+            }
+            None => (None, Vec::new()),
         };
         return tool_from(
             file,
@@ -274,18 +282,25 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
                 function: Some(def),
                 at: span(node),
                 format: ToolFormat::Fastmcp,
+                holes,
             },
         );
     }
     let (framework, name_arg, args) = decorators
         .iter()
         .find_map(|d| framework_decorator(*d, src))?;
-    let name = match name_arg {
-        Some(v) => Some(Spanned {
-            value: string_value(v, src)?,
-            span: span(v),
-        }),
-        None => None,
+    let (name, holes) = match name_arg {
+        Some(v) => {
+            let (value, holes) = name_value(v, src);
+            (
+                Some(Spanned {
+                    value,
+                    span: span(v),
+                }),
+                holes,
+            )
+        }
+        None => (None, Vec::new()),
     };
     tool_from(
         file,
@@ -297,6 +312,7 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
             function: Some(def),
             at: span(node),
             format: ToolFormat::PythonFunction,
+            holes,
         },
     )
 }
@@ -366,7 +382,12 @@ struct Registration<'t> {
     function: Option<TsNode<'t>>,
     at: Span,
     format: ToolFormat,
+    /// Byte ranges of the name filled in at run time.
+    holes: Vec<(usize, usize)>,
 }
+
+/// A registration's name (with its holes) and the function it names.
+type NamedFn<'t> = (Option<Spanned<String>>, TsNode<'t>, Vec<(usize, usize)>);
 
 /// The value of keyword argument `key` of a call's arguments.
 fn kwarg<'t>(args: Option<TsNode<'t>>, key: &str, src: &str) -> Option<TsNode<'t>> {
@@ -415,7 +436,7 @@ fn tool_from(file: &Arc<SourceFile>, r: Registration) -> Option<ToolDef> {
     Some(ToolDef {
         name,
         name_file: Arc::clone(file),
-        name_holes: Vec::new(),
+        name_holes: r.holes,
         name_via: Vec::new(),
         name_alternatives: Vec::new(),
         description,
@@ -498,24 +519,33 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
     let name_arg = kwarg(kw_args, "name", src);
     let description = kwarg(kw_args, "description", src);
     // The names: a literal, or the keys of the literal a loop walks.
-    let names: Vec<(Option<Spanned<String>>, TsNode)> = match name_arg {
-        None => vec![(None, fn_arg)],
-        Some(v) => match string_value(v, src) {
-            Some(s) => vec![(
-                Some(Spanned {
-                    value: s,
-                    span: span(v),
-                }),
-                fn_arg,
-            )],
-            None if v.kind() == "identifier" => loop_pairs(root, call, text(v, src), fn_arg, src)
-                .into_iter()
-                .map(|(k, f)| (Some(k), f))
-                .collect(),
-            None => return,
-        },
+    let names: Vec<NamedFn> = match name_arg {
+        None => vec![(None, fn_arg, Vec::new())],
+        Some(v) => {
+            let looped: Vec<_> = if v.kind() == "identifier" {
+                loop_pairs(root, call, text(v, src), fn_arg, src)
+                    .into_iter()
+                    .map(|(k, f)| (Some(k), f, Vec::new()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if looped.is_empty() {
+                let (value, holes) = name_value(v, src);
+                vec![(
+                    Some(Spanned {
+                        value,
+                        span: span(v),
+                    }),
+                    fn_arg,
+                    holes,
+                )]
+            } else {
+                looped
+            }
+        }
     };
-    for (name, f) in names {
+    for (name, f, holes) in names {
         let function = (f.kind() == "identifier")
             .then(|| find_function(root, text(f, src), src))
             .flatten();
@@ -531,6 +561,7 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
                 function,
                 at: span(call),
                 format: ToolFormat::Fastmcp,
+                holes,
             },
         ));
     }
@@ -1325,6 +1356,135 @@ fn nullable(inner: Vec<Member>, at: Span) -> Vec<Member> {
     )]
 }
 
+/// A name as far as it can be read: a string literal, a module constant
+/// (`NAME = "x"`), a class constant (`Tools.SEARCH`, `Tools.SEARCH.value`),
+/// an f-string or a `+` of those. What stays unknown is a hole, shown as
+/// `{expr}`: the name rules judge the literal parts only.
+pub(crate) fn name_value(n: TsNode, src: &str) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::new();
+    let mut holes = Vec::new();
+    name_parts(n, src, 0, &mut out, &mut holes);
+    (out, holes)
+}
+
+fn name_parts(
+    n: TsNode,
+    src: &str,
+    depth: usize,
+    out: &mut String,
+    holes: &mut Vec<(usize, usize)>,
+) {
+    let hole = |out: &mut String, holes: &mut Vec<(usize, usize)>, t: &str| {
+        let start = out.len();
+        let t: String = t.split_whitespace().collect();
+        out.push('{');
+        out.push_str(if t.len() > 40 { "…" } else { &t });
+        out.push('}');
+        holes.push((start, out.len()));
+    };
+    if depth > 4 {
+        return hole(out, holes, text(n, src));
+    }
+    if let Some(s) = string_value(n, src) {
+        out.push_str(&s);
+        return;
+    }
+    match n.kind() {
+        "string" => {
+            let raw = text(n, src);
+            let is_raw = raw
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .any(|c| c == 'r' || c == 'R');
+            let mut c = n.walk();
+            for part in n.named_children(&mut c) {
+                match part.kind() {
+                    "string_start" | "string_end" => {}
+                    "string_content" => out.push_str(text(part, src)),
+                    "escape_sequence" if !is_raw => out.push_str(&unescape(text(part, src))),
+                    "escape_sequence" => out.push_str(text(part, src)),
+                    "interpolation" => match part.child_by_field_name("expression") {
+                        Some(e) => name_parts(e, src, depth + 1, out, holes),
+                        None => hole(out, holes, text(part, src)),
+                    },
+                    _ => hole(out, holes, text(part, src)),
+                }
+            }
+        }
+        "binary_operator"
+            if n.child_by_field_name("operator")
+                .is_some_and(|o| text(o, src) == "+") =>
+        {
+            for side in ["left", "right"] {
+                match n.child_by_field_name(side) {
+                    Some(x) => name_parts(x, src, depth + 1, out, holes),
+                    None => hole(out, holes, text(n, src)),
+                }
+            }
+        }
+        "identifier" | "attribute" | "dotted_name" => match constant(n, src) {
+            Some(v) => name_parts(v, src, depth + 1, out, holes),
+            None => hole(out, holes, text(n, src)),
+        },
+        _ => hole(out, holes, text(n, src)),
+    }
+}
+
+/// The value a module constant (`NAME = "x"`) or a class constant
+/// (`Tools.SEARCH = "x"`, read as `Tools.SEARCH` or `Tools.SEARCH.value`)
+/// is assigned in this file, once.
+pub(crate) fn constant<'t>(n: TsNode<'t>, src: &str) -> Option<TsNode<'t>> {
+    let mut module = n;
+    while let Some(p) = module.parent() {
+        module = p;
+    }
+    let path: Vec<&str> = text(n, src)
+        .split('.')
+        .map(str::trim)
+        .filter(|s| *s != "value")
+        .collect();
+    let (scope, name) = match path.as_slice() {
+        [name] => (module, *name),
+        [class, name] => {
+            let mut c = module.walk();
+            let class_def = module.named_children(&mut c).find_map(|s| {
+                let def = if s.kind() == "decorated_definition" {
+                    s.child_by_field_name("definition")?
+                } else {
+                    s
+                };
+                (def.kind() == "class_definition"
+                    && def
+                        .child_by_field_name("name")
+                        .is_some_and(|x| text(x, src) == *class))
+                .then_some(def)
+            })?;
+            (class_def.child_by_field_name("body")?, *name)
+        }
+        _ => return None,
+    };
+    let mut found = None;
+    let mut c = scope.walk();
+    for stmt in scope.named_children(&mut c) {
+        let Some(a) = (stmt.kind() == "expression_statement")
+            .then(|| stmt.named_child(0))
+            .flatten()
+            .filter(|a| a.kind() == "assignment")
+        else {
+            continue;
+        };
+        if a.child_by_field_name("left")
+            .is_some_and(|l| text(l, src) == name)
+        {
+            if found.is_some() {
+                return None; // assigned twice: not a constant
+            }
+            found = a.child_by_field_name("right");
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1544,8 +1704,14 @@ SINGLE = types.Tool(name="ping", description="Ping", inputSchema={"type": "objec
     }
 
     #[test]
-    fn f_string_names_are_not_guessed() {
+    fn f_string_names_keep_their_unknown_parts_as_holes() {
         let src = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool(name=f'{PREFIX}_run')\ndef run():\n    pass\n";
-        assert!(tools(src).is_empty());
+        let t = tools(src);
+        assert_eq!(t[0].name.value, "{PREFIX}_run");
+        assert_eq!(t[0].name_holes, [(0, 8)]);
+        let known = format!("PREFIX = 'fs'\n{src}");
+        let t = tools(&known);
+        assert_eq!(t[0].name.value, "fs_run");
+        assert!(t[0].name_holes.is_empty());
     }
 }
