@@ -191,7 +191,11 @@ fn tool_def(
         literal_list: None,
         names_mapped: false,
         description: f.description.and_then(spanned),
-        description_dynamic: false,
+        // Known only at run time (a Python f-string, a call): present, not
+        // missing.
+        description_dynamic: f
+            .description
+            .is_some_and(|d| matches!(d.kind, crate::syntax::NodeKind::Opaque(_))),
         input_schema: f.schema.cloned(),
         strict: f.strict,
         extras: extras(node),

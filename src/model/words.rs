@@ -292,6 +292,7 @@ pub fn throughput_setting(name: &str) -> bool {
         "poll",
         "batch",
         "interval",
+        "wait",
     ]
     .iter()
     .any(|w| n.contains(w))

@@ -747,6 +747,7 @@ impl<'s, 't> Flow<'s, 't> {
             "conditional_expression" => {
                 let mut c = e.walk();
                 let parts: Vec<TsNode> = e.named_children(&mut c).collect();
+                self.guarded_conversion(e, &parts);
                 let vals: Vec<Var> = parts.iter().map(|p| self.expr(*p, depth + 1)).collect();
                 let mut v = vals.first().cloned().unwrap_or_default();
                 for o in vals.iter().skip(1) {
@@ -824,9 +825,11 @@ impl<'s, 't> Flow<'s, 't> {
             let own_input = obj.direct && obj.mask != 0;
             if let Some((lim, lim_mask)) = limit
                 && !own_input
+                && !short_limit(lim, src)
                 && !in_side_channel(e, src)
                 && !passed_on(e, src)
                 && !item_preview(e, src)
+                && reaches_output(e, src)
             {
                 let collection = text(value, src).to_string();
                 self.fact.sites.push(Site {
@@ -1248,7 +1251,7 @@ impl<'s, 't> Flow<'s, 't> {
         if sv.mask == 0 || names_tool_subject(text(subject, src)) {
             return;
         }
-        let fallback = outcome(else_body, src);
+        let fallback = select_default(outcome(else_body, src));
         let name = value_ref(subject, &sv, src);
         let checked_before = self
             .checks
@@ -1308,6 +1311,8 @@ impl<'s, 't> Flow<'s, 't> {
         let Some(body) = s.child_by_field_name("body") else {
             return;
         };
+        let mut known: Vec<Literal> = Vec::new();
+        let mut wildcard: Option<(TsNode, TsNode)> = None;
         let mut c = body.walk();
         for case in body.named_children(&mut c) {
             if case.kind() != "case_clause" {
@@ -1316,6 +1321,24 @@ impl<'s, 't> Flow<'s, 't> {
             let Some(cons) = case.child_by_field_name("consequence") else {
                 continue;
             };
+            let pattern = {
+                let mut c2 = case.walk();
+                case.named_children(&mut c2)
+                    .filter(|p| p.kind() == "case_pattern")
+                    .map(|p| text(p, src).trim().to_string())
+                    .collect::<Vec<_>>()
+            };
+            if pattern == ["_"] {
+                wildcard = Some((case, cons));
+            } else if let [p] = pattern.as_slice()
+                && (p.starts_with('"') || p.starts_with('\''))
+                && !p.contains('|')
+            {
+                known.push(Literal {
+                    text: format!("\"{}\"", p.trim_matches(['"', '\''])),
+                    string: true,
+                });
+            }
             let lit = {
                 let mut c2 = case.walk();
                 let pats: Vec<TsNode> = case
@@ -1345,6 +1368,34 @@ impl<'s, 't> Flow<'s, 't> {
                 continue;
             }
             self.block(cons, depth + 1, None);
+        }
+        // `match mode: case "a": .. case _: <default>` over a value the
+        // model sent.
+        if let (false, Some(sub), Some((case, cons))) = (dispatching, subject, wildcard)
+            && !known.is_empty()
+        {
+            let sv = self.value_of(sub);
+            if sv.mask != 0 && !names_tool_subject(text(sub, src)) {
+                let name = value_ref(sub, &sv, src);
+                let checked_before = self
+                    .checks
+                    .iter()
+                    .any(|(n, at)| *n == name.name && *at < s.start_byte())
+                    || handles_others(&sv, &known);
+                let t = text(cons, src);
+                self.fact.sites.push(Site {
+                    span: span(case),
+                    kind: SiteKind::Select {
+                        subject: name,
+                        known,
+                        form: SelectForm::Match,
+                        fallback: select_default(outcome(cons, src)),
+                        does_work: t.trim() != "pass",
+                        keeps_value: has_word(t, text(sub, src)),
+                        checked_before,
+                    },
+                });
+            }
         }
     }
 
@@ -1434,6 +1485,65 @@ impl<'s, 't> Flow<'s, 't> {
                 _ => {}
             }
         }
+    }
+
+    /// `int(x) if x.isdigit() else 0`: a conversion guarded by a check of
+    /// its input, with a default for anything else (M202).
+    fn guarded_conversion(&mut self, e: TsNode, parts: &[TsNode]) {
+        let src = self.src;
+        let [conv, cond, default] = parts else {
+            return;
+        };
+        let cond_text = text(*cond, src);
+        if !["isdigit", "isnumeric", "isdecimal"]
+            .iter()
+            .any(|w| cond_text.contains(w))
+            || !matches!(
+                default.kind(),
+                "integer"
+                    | "float"
+                    | "true"
+                    | "false"
+                    | "none"
+                    | "string"
+                    | "identifier"
+                    | "attribute"
+            )
+            || conv.kind() != "call"
+        {
+            return;
+        }
+        let callee = conv
+            .child_by_field_name("function")
+            .map_or("", |f| text(f, src));
+        let Some(accepts) = parse_conversion(callee) else {
+            return;
+        };
+        let Some(arg) = conv
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+        else {
+            return;
+        };
+        let v = self.value_of(arg);
+        let v = if v.mask != 0 { v } else { self.peek(arg) };
+        if v.mask == 0 {
+            return;
+        }
+        self.fact.sites.push(Site {
+            span: span(e),
+            kind: SiteKind::ParseFallback {
+                value: value_ref(arg, &v, src),
+                conversion: callee.to_string(),
+                accepts,
+                fallback: Outcome::Default(format!("`{}`", text(*default, src))),
+                fallback_string: None,
+                saturates: false,
+                checked_after: false,
+                echoed: false,
+                whole_arguments: false,
+            },
+        });
     }
 
     /// A value without following it (no reads recorded): for a read like
@@ -1621,7 +1731,17 @@ impl<'s, 't> Flow<'s, 't> {
             };
             let collects = text(body, src).contains(&format!("{collection}.append("))
                 || text(body, src).contains(&format!("{collection} +="));
-            if !collects {
+            let mut f = body.parent();
+            while let Some(p) = f {
+                if p.kind() == "function_definition" {
+                    break;
+                }
+                f = p.parent();
+            }
+            let returned = f
+                .and_then(|f| f.child_by_field_name("body"))
+                .is_some_and(|b| returns_mention(b, src, &collection, 0));
+            if !collects || !returned {
                 continue;
             }
             let tainted = self.value_of(*r).mask != 0;
@@ -1813,6 +1933,23 @@ fn into_error(e: TsNode, src: &str) -> bool {
     while let Some(p) = at {
         match p.kind() {
             "raise_statement" => return true,
+            // `f"Failed to trash {id} (HTTP {code}): {resp.text[:200]}"`
+            "string" => {
+                let t = text(p, src).to_ascii_lowercase();
+                if [
+                    "error",
+                    "fail",
+                    "exception",
+                    "could not",
+                    "unable",
+                    "invalid",
+                ]
+                .iter()
+                .any(|w| t.contains(w))
+                {
+                    return true;
+                }
+            }
             "call" => {
                 let callee = p
                     .child_by_field_name("function")
@@ -1821,12 +1958,106 @@ fn into_error(e: TsNode, src: &str) -> bool {
                     return true;
                 }
             }
-            "function_definition" | "block" => return false,
+            "function_definition" | "module" => return false,
             _ => {}
         }
         at = p.parent();
     }
     false
+}
+
+/// A slice of fewer than 500 characters or items written as a number:
+/// a label or an excerpt, not output cut short (a named limit counts).
+fn short_limit(lim: TsNode, src: &str) -> bool {
+    lim.kind() == "integer"
+        && text(lim, src)
+            .replace('_', "")
+            .parse::<u64>()
+            .is_ok_and(|n| n < 500)
+}
+
+/// Does the cut value flow into what the function returns: written in a
+/// `return`/`yield`, or stored (`x = ..`, `x[k] = ..`, `x.append(..)`,
+/// `x += ..`) in a name a `return` of the function mentions?
+fn reaches_output(e: TsNode, src: &str) -> bool {
+    let mut at = e;
+    let target = loop {
+        let Some(p) = at.parent() else {
+            return false;
+        };
+        match p.kind() {
+            "return_statement" | "yield" => return true,
+            "assignment" | "augmented_assignment" => {
+                break p.child_by_field_name("left");
+            }
+            "call" => {
+                let callee = p.child_by_field_name("function");
+                if let Some(f) = callee
+                    && f.kind() == "attribute"
+                    && f.child_by_field_name("attribute").is_some_and(|a| {
+                        matches!(
+                            text(a, src),
+                            "append" | "extend" | "insert" | "add" | "update"
+                        )
+                    })
+                {
+                    break f.child_by_field_name("object");
+                }
+            }
+            "expression_statement" | "block" | "function_definition" | "module" => return false,
+            _ => {}
+        }
+        at = p;
+    };
+    // The stored-to name (`result` of `result["text"] = ..`).
+    let Some(mut target) = target else {
+        return false;
+    };
+    while matches!(target.kind(), "subscript" | "attribute") {
+        match target
+            .child_by_field_name("value")
+            .or_else(|| target.child_by_field_name("object"))
+        {
+            Some(inner) => target = inner,
+            None => return false,
+        }
+    }
+    let name = text(target, src);
+    if name == "self" || target.kind() != "identifier" {
+        return false;
+    }
+    let mut f = e.parent();
+    while let Some(p) = f {
+        if p.kind() == "function_definition" {
+            break;
+        }
+        f = p.parent();
+    }
+    let Some(body) = f.and_then(|f| f.child_by_field_name("body")) else {
+        return false;
+    };
+    returns_mention(body, src, name, 0)
+}
+
+fn returns_mention(n: TsNode, src: &str, name: &str, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match n.kind() {
+        "function_definition" | "lambda" | "class_definition" => false,
+        "return_statement" | "yield" => {
+            let mut names = std::collections::HashSet::new();
+            identifiers(n, src, &mut names, 0);
+            names.contains(name)
+        }
+        _ => {
+            let mut c = n.walk();
+            let children: Vec<TsNode> = n.named_children(&mut c).collect();
+            children
+                .into_iter()
+                .any(|ch| returns_mention(ch, src, name, depth + 1))
+        }
+    }
 }
 
 /// Inside a log or print call: not output the model reads.
@@ -1996,6 +2227,17 @@ fn outcome(block: TsNode, src: &str) -> Outcome {
         && stmt.named_child(0).is_some_and(|r| r.kind() == "none")
     {
         return Outcome::Declined;
+    }
+    // `return 0`, `return Mode.AUTO`: a default handed back.
+    if let [stmt] = stmts.as_slice()
+        && stmt.kind() == "return_statement"
+        && let Some(r) = stmt.named_child(0)
+        && matches!(
+            r.kind(),
+            "integer" | "float" | "true" | "false" | "attribute"
+        )
+    {
+        return Outcome::Default(format!("`{}`", text(r, src)));
     }
     Outcome::Other
 }
@@ -2235,5 +2477,14 @@ fn identifiers<'s>(
     let mut c = n.walk();
     for child in n.named_children(&mut c) {
         identifiers(child, src, out, depth + 1);
+    }
+}
+
+/// A select's default as its rules show it (without the backticks a
+/// conversion's default carries).
+fn select_default(o: Outcome) -> Outcome {
+    match o {
+        Outcome::Default(d) => Outcome::Default(d.trim_matches('`').to_string()),
+        other => other,
     }
 }
