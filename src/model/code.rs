@@ -495,6 +495,33 @@ pub struct FileFacts {
     pub uses: Vec<(String, Vec<String>)>,
 }
 
+impl FileFacts {
+    /// The facts of a file before anything is learnt from it.
+    pub fn new(file: &Arc<SourceFile>) -> Self {
+        FileFacts {
+            file: Arc::clone(file),
+            fns: Vec::new(),
+            structs: Vec::new(),
+            consts: Vec::new(),
+            impls: Vec::new(),
+            tools: Vec::new(),
+            dispatch: Vec::new(),
+            field_reads: Default::default(),
+            accessor_calls: Default::default(),
+            candidates: Vec::new(),
+            ignored_fields: Vec::new(),
+            registrations: Vec::new(),
+            checked_fields: Default::default(),
+            name_rewrites: Vec::new(),
+            field_inits: Vec::new(),
+            mods: Vec::new(),
+            includes: false,
+            uses: Vec::new(),
+            stated_bounds: Vec::new(),
+        }
+    }
+}
+
 /// `Self { tool_name: format!("{}.{}", skill, tool.name), .. }`: a value
 /// a struct literal puts in a field, for what `&self.tool_name` may be.
 #[derive(Clone, Debug)]

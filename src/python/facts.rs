@@ -94,27 +94,7 @@ pub fn analyze(
         tool_fns,
         signatures: HashMap::new(),
         tables: HashMap::new(),
-        facts: FileFacts {
-            file: Arc::clone(file),
-            fns: Vec::new(),
-            structs: Vec::new(),
-            consts: Vec::new(),
-            impls: Vec::new(),
-            tools: Vec::new(),
-            dispatch: Vec::new(),
-            field_reads: Default::default(),
-            accessor_calls: Default::default(),
-            candidates: Vec::new(),
-            ignored_fields: Vec::new(),
-            registrations: Vec::new(),
-            checked_fields: Default::default(),
-            name_rewrites: Vec::new(),
-            field_inits: Vec::new(),
-            mods: Vec::new(),
-            includes: false,
-            uses: Vec::new(),
-            stated_bounds: Vec::new(),
-        },
+        facts: FileFacts::new(file),
     };
     a.prepass(root, 0);
     a.items(root, None, 0);
