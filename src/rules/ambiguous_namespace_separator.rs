@@ -21,6 +21,7 @@ impl Rule for AmbiguousNamespaceSeparator {
                     t.format,
                     ToolFormat::Mcp
                         | ToolFormat::Rmcp
+                        | ToolFormat::Fastmcp
                         | ToolFormat::Vscode
                         | ToolFormat::OpenaiMcpListTools
                 ) && !t.name_is_template()
