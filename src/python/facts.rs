@@ -1071,6 +1071,30 @@ impl<'s, 't> Flow<'s, 't> {
             .filter(|(_, b)| b.mask == 0)
             .map(|(n, _)| bound(*n, src, false))
             .collect();
+        // `{"$top": min(limit, 100)}` beside `paginate(.., limit=limit)`:
+        // the clamp sets a page size and the request's own value still
+        // decides how many results come back.
+        // (A requested page size capped is still reported: `min(page_size, 5)`.)
+        if vn.kind() == "identifier"
+            && page_size(&destination(e, src))
+            && !page_size(text(*vn, src))
+            && !text(*vn, src).to_ascii_lowercase().contains("size")
+        {
+            let name = text(*vn, src);
+            let mut f = e.parent();
+            while let Some(p) = f {
+                if p.kind() == "function_definition" {
+                    break;
+                }
+                f = p.parent();
+            }
+            let uses = f
+                .and_then(|f| f.child_by_field_name("body"))
+                .map_or(0, |b| count_identifier(b, src, name, 0));
+            if uses > 1 {
+                return;
+            }
+        }
         self.fact.sites.push(Site {
             span: span(e),
             kind: SiteKind::Clamp {
@@ -2467,4 +2491,27 @@ fn select_default(o: Outcome) -> Outcome {
         Outcome::Default(d) => Outcome::Default(d.trim_matches('`').to_string()),
         other => other,
     }
+}
+
+/// A name for the size of one page of a paginated request (`$top`,
+/// `per_page`, `page_size`, `pageSize`, `batch_size`).
+fn page_size(dest: &str) -> bool {
+    let d = dest.to_ascii_lowercase().replace(['$', '-'], "_");
+    d == "top" || d == "_top" || d.contains("page") || d.contains("batch")
+}
+
+/// How often `name` is written as an identifier under `n`.
+fn count_identifier(n: TsNode, src: &str, name: &str, depth: usize) -> usize {
+    if depth > MAX_DEPTH {
+        return 0;
+    }
+    if n.kind() == "identifier" {
+        return usize::from(text(n, src) == name);
+    }
+    let mut c = n.walk();
+    let children: Vec<TsNode> = n.named_children(&mut c).collect();
+    children
+        .into_iter()
+        .map(|ch| count_identifier(ch, src, name, depth + 1))
+        .sum()
 }
