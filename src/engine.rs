@@ -611,7 +611,7 @@ fn check_file(
             drop(tree);
             out.diagnostics.extend(crate::python::link::findings(
                 facts,
-                &out.tools,
+                &mut out.tools,
                 cx,
                 &opts.rules,
             ));

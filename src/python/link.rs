@@ -12,10 +12,12 @@ use crate::model::code::{CallTarget, FileFacts};
 use crate::model::{Diagnostic, ToolDef};
 use crate::rules::{Context, RuleEntry};
 
-/// The code rules' findings on one file's tools and handlers.
+/// The code rules' findings on one file's tools and handlers; tools whose
+/// definition does not name their handler (a `types.Tool(..)` dispatched
+/// by `call_tool`) get the one found.
 pub fn findings(
     facts: FileFacts,
-    tools: &[ToolDef],
+    tools: &mut [ToolDef],
     cx: &Context,
     rules: &[&'static RuleEntry],
 ) -> Vec<Diagnostic> {
@@ -37,12 +39,27 @@ pub fn findings(
                     .position(|g| g.name == *name && !g.is_test && g.impl_id.is_none())
             })
     };
+    let handlers: Vec<Option<usize>> = tools.iter().map(handler_of).collect();
+    for (t, h) in tools.iter_mut().zip(&handlers) {
+        if t.handler.is_none()
+            && let Some(g) = h.map(|i| &f.fns[i])
+        {
+            // `call_tool[read_note]`: shown as `call_tool`, at the arm.
+            let name = g.name.split('[').next().unwrap_or(&g.name);
+            t.handler = Some(crate::model::Handler {
+                file: std::sync::Arc::clone(&f.file),
+                span: g.name_span,
+                name: name.to_string(),
+            });
+        }
+    }
     let code_tools: Vec<CodeTool> = tools
         .iter()
-        .filter(|t| !t.format.is_reference())
-        .map(|t| CodeTool {
+        .zip(&handlers)
+        .filter(|(t, _)| !t.format.is_reference())
+        .map(|(t, h)| CodeTool {
             def: t.clone(),
-            handler: handler_of(t).map(|index| FnRef { file: 0, index }),
+            handler: h.map(|index| FnRef { file: 0, index }),
             args: None,
             args_site: None,
         })

@@ -125,3 +125,49 @@ fn tools_lists_agent_framework_tools() {
         ]
     );
 }
+
+/// An MCP low-level server's `types.Tool` list: each tool's handler is the
+/// arm of the `call_tool` dispatch on its name.
+#[test]
+fn tools_lists_low_level_server_tools_with_their_dispatch_arms() {
+    let out = bin()
+        .args([
+            "tools",
+            "tests/fixtures/M103/bad-python-lowlevel",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let got: Vec<(String, serde_json::Value, String, u64)> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["parameters"].clone(),
+                t["handler"]["function"].as_str().unwrap().to_string(),
+                t["handler"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "read_note".to_string(),
+                serde_json::json!(["path"]),
+                "call_tool".to_string(),
+                40
+            ),
+            (
+                "find_notes".to_string(),
+                serde_json::json!(["query", "folder"]),
+                "call_tool".to_string(),
+                45
+            ),
+        ]
+    );
+}
