@@ -1,13 +1,17 @@
-//! The Python front-end, first step: tool definitions of Python MCP
-//! servers — functions decorated with `@<server>.tool` / `@<server>.tool(..)`
-//! (FastMCP and the MCP SDK's `FastMCP`) — as [`ToolDef`]s with their name,
-//! description (the `description=` argument or the docstring), handler and
-//! an input schema derived from the signature the way pydantic does. The
-//! name and schema rules then run on them unchanged. Code rules (M1–M3) on
-//! Python come with the model facts in a later step.
+//! The Python front-end: tool definitions of Python MCP servers and agents
+//! — functions decorated with `@<server>.tool` / `@<server>.tool(..)`
+//! (FastMCP and the MCP SDK's `FastMCP`), agent frameworks' `@tool`,
+//! `@function_tool` and `@agent.tool` — as [`ToolDef`]s with their name
+//! (literal, constant, f-string), description (the `description=` argument
+//! or the docstring), handler and an input schema derived from the
+//! signature the way pydantic does; tool definitions written as dict or
+//! `Tool(..)` literals are read like manifests. The name and schema rules
+//! run on them unchanged; [`facts`] and [`link`] give the code rules
+//! (M1–M3) the file's handlers.
 //!
 //! Files are parsed only when their bytes mention a tool decorator
-//! (`.tool`), and the tree is dropped before the tools are returned.
+//! (`.tool`) or a tool-definition key, and the tree is dropped before the
+//! unit is linked.
 
 pub mod facts;
 pub mod link;
