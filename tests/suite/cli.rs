@@ -248,14 +248,14 @@ fn tools_lists_the_inventory() {
         .stdout(contains("fs.list").and(contains("mcp-gateway/tools-list.json:7:17")))
         .stdout(contains("web.search").and(contains("openai-chat")))
         .stdout(contains("path, recursive"))
-        .stdout(contains("24 tools in 8 files (15 files scanned)."));
+        .stdout(contains("27 tools in 9 files (16 files scanned)."));
     let out = bin()
         .args(["tools", "examples", "--format", "json"])
         .assert()
         .code(0);
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let tools = v["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 24);
+    assert_eq!(tools.len(), 27);
     let gemini = tools
         .iter()
         .find(|t| t["name"] == "calendar.list_events")
@@ -317,7 +317,7 @@ fn tools_budget_lists_tokens_by_list() {
         .stdout(contains(
             "examples/mcp-gateway/tools-list.json#/result/tools: 8 tools, ~",
         ))
-        .stdout(contains("TOKENS").and(contains("24 tools in 8 lists, ~")))
+        .stdout(contains("TOKENS").and(contains("27 tools in 9 lists, ~")))
         .stdout(contains("o200k_base"));
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     // Largest first within a list.
@@ -342,7 +342,7 @@ fn tools_budget_lists_tokens_by_list() {
         .code(0);
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let groups = v["groups"].as_array().unwrap();
-    assert_eq!(groups.len(), 8);
+    assert_eq!(groups.len(), 9);
     let sum: u64 = groups.iter().map(|g| g["tokens"].as_u64().unwrap()).sum();
     assert_eq!(v["tokens"].as_u64().unwrap(), sum);
     let per_tool: u64 = groups

@@ -430,7 +430,7 @@ fn also_write_gives_other_formats_of_the_same_scan() {
     assert!(
         std::fs::read_to_string(&md)
             .unwrap()
-            .starts_with("## toolaudit: 33 problems")
+            .starts_with("## toolaudit: 38 problems")
     );
     bin()
         .args(["scan", "examples", "--also-write", "pdf=x.pdf"])

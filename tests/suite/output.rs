@@ -252,9 +252,9 @@ fn github_annotations_respect_the_per_level_caps() {
     assert_eq!(count("::error "), 10, "{text}");
     assert_eq!(count("::warning "), 10);
     // The most severe are annotated; the rest are plain log lines, counted once.
-    assert_eq!(count("examples/"), 13);
+    assert_eq!(count("examples/"), 18);
     assert!(text.contains(
-        "::notice title=toolaudit::13 more findings are listed in the log but not annotated"
+        "::notice title=toolaudit::18 more findings are listed in the log but not annotated"
     ));
 }
 
@@ -262,9 +262,9 @@ fn github_annotations_respect_the_per_level_caps() {
 fn statistics_count_findings_per_rule() {
     let (text, code) = run(&["scan", "examples", "--statistics", "--color", "never"]);
     assert_eq!(code, 1);
-    assert!(text.starts_with("11  N101  invalid-tool-name"), "{text}");
+    assert!(text.starts_with("12  N101  invalid-tool-name"), "{text}");
     assert!(
-        text.contains(" 3  M104  unread-declared-argument"),
+        text.contains(" 5  M104  unread-declared-argument"),
         "{text}"
     );
     assert!(!text.contains("M101"), "M101 is opt-in: {text}");
