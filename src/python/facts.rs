@@ -1081,16 +1081,7 @@ impl<'s, 't> Flow<'s, 't> {
             && !text(*vn, src).to_ascii_lowercase().contains("size")
         {
             let name = text(*vn, src);
-            let mut f = e.parent();
-            while let Some(p) = f {
-                if p.kind() == "function_definition" {
-                    break;
-                }
-                f = p.parent();
-            }
-            let uses = f
-                .and_then(|f| f.child_by_field_name("body"))
-                .map_or(0, |b| count_identifier(b, src, name, 0));
+            let uses = enclosing_body(e).map_or(0, |b| count_identifier(b, src, name, 0));
             if uses > 1 {
                 return;
             }
@@ -1735,16 +1726,8 @@ impl<'s, 't> Flow<'s, 't> {
             };
             let collects = text(body, src).contains(&format!("{collection}.append("))
                 || text(body, src).contains(&format!("{collection} +="));
-            let mut f = body.parent();
-            while let Some(p) = f {
-                if p.kind() == "function_definition" {
-                    break;
-                }
-                f = p.parent();
-            }
-            let returned = f
-                .and_then(|f| f.child_by_field_name("body"))
-                .is_some_and(|b| returns_mention(b, src, &collection, 0));
+            let returned =
+                enclosing_body(body).is_some_and(|b| returns_mention(b, src, &collection, 0));
             if !collects || !returned {
                 continue;
             }
@@ -2030,14 +2013,7 @@ fn reaches_output(e: TsNode, src: &str) -> bool {
     if name == "self" || target.kind() != "identifier" {
         return false;
     }
-    let mut f = e.parent();
-    while let Some(p) = f {
-        if p.kind() == "function_definition" {
-            break;
-        }
-        f = p.parent();
-    }
-    let Some(body) = f.and_then(|f| f.child_by_field_name("body")) else {
+    let Some(body) = enclosing_body(e) else {
         return false;
     };
     returns_mention(body, src, name, 0)
@@ -2514,4 +2490,16 @@ fn count_identifier(n: TsNode, src: &str, name: &str, depth: usize) -> usize {
         .into_iter()
         .map(|ch| count_identifier(ch, src, name, depth + 1))
         .sum()
+}
+
+/// The body of the function `n` is written in.
+fn enclosing_body(n: TsNode) -> Option<TsNode> {
+    let mut f = n.parent();
+    while let Some(p) = f {
+        if p.kind() == "function_definition" {
+            return p.child_by_field_name("body");
+        }
+        f = p.parent();
+    }
+    None
 }
