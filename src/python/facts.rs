@@ -310,49 +310,23 @@ impl<'a> Analyzer<'a> {
             fact.unused_params = unused_params(&fact.params, body, src);
         }
         let index = self.facts.fns.len();
-        let mut flow = Flow {
-            src,
-            tables: &self.tables,
-            signatures: &self.signatures,
-            vars,
-            fact: fact.clone(),
-            strings: Vec::new(),
-            comparisons: Vec::new(),
-            arms: Vec::new(),
-            checks: Vec::new(),
-            written: Vec::new(),
-            call_names: Vec::new(),
-            fallbacks: Vec::new(),
-        };
-        flow.fact.sites.clear();
-        let docstring = first_docstring(body);
-        flow.block(body, 0, docstring);
+        let mut flow = Flow::new(src, &self.tables, &self.signatures, vars, fact);
+        flow.block(body, 0, first_docstring(body));
         let arms = std::mem::take(&mut flow.arms);
         let written = flow.written.clone();
-        let mut fact = flow.finish();
-        self.facts.fns.push(std::mem::take(&mut fact));
+        self.facts.fns.push(flow.finish());
         // Each arm of a call_tool dispatch is its tool's handler.
         for arm in arms {
-            let mut afl = Flow {
-                src,
-                tables: &self.tables,
-                signatures: &self.signatures,
-                vars: arm.vars,
-                fact: FnFact {
-                    name: format!("{}[{}]", self.facts.fns[index].name, arm.tool),
-                    name_span: arm.literal,
-                    impl_id: class,
-                    params: self.facts.fns[index].params.clone(),
-                    ..FnFact::default()
-                },
-                strings: Vec::new(),
-                comparisons: Vec::new(),
-                arms: Vec::new(),
-                checks: Vec::new(),
-                written: written.clone(),
-                call_names: Vec::new(),
-                fallbacks: Vec::new(),
+            let arm_fn = FnFact {
+                name: format!("{}[{}]", self.facts.fns[index].name, arm.tool),
+                name_span: arm.literal,
+                impl_id: class,
+                params: self.facts.fns[index].params.clone(),
+                ..FnFact::default()
             };
+            let mut afl = Flow::new(src, &self.tables, &self.signatures, arm.vars, arm_fn);
+            // Keys the dispatcher writes for every tool are written for this one.
+            afl.written = written.clone();
             afl.block(arm.body, 0, None);
             let mut arm_fact = afl.finish();
             // Keys the dispatcher reads for every tool (`project_id =
@@ -414,6 +388,29 @@ struct Flow<'s, 't> {
 }
 
 impl<'s, 't> Flow<'s, 't> {
+    fn new(
+        src: &'s str,
+        tables: &'s HashMap<String, Vec<String>>,
+        signatures: &'s HashMap<String, Vec<String>>,
+        vars: HashMap<String, Var>,
+        fact: FnFact,
+    ) -> Self {
+        Flow {
+            src,
+            tables,
+            signatures,
+            vars,
+            fact,
+            strings: Vec::new(),
+            comparisons: Vec::new(),
+            arms: Vec::new(),
+            checks: Vec::new(),
+            written: Vec::new(),
+            call_names: Vec::new(),
+            fallbacks: Vec::new(),
+        }
+    }
+
     fn finish(mut self) -> FnFact {
         let written = std::mem::take(&mut self.written);
         self.fact
@@ -2413,10 +2410,11 @@ fn item_preview(e: TsNode, src: &str) -> bool {
 /// the body refers to. None when the body is a stub (`...`, `pass`,
 /// `raise NotImplementedError`) or passes its locals on (`locals()`).
 fn unused_params(params: &[ParamFact], body: TsNode, src: &str) -> Vec<usize> {
+    let doc = first_docstring(body);
     let mut c = body.walk();
     let stmts: Vec<TsNode> = body
         .named_children(&mut c)
-        .filter(|s| Some(*s) != first_docstring(body))
+        .filter(|s| Some(*s) != doc)
         .collect();
     let stub = stmts.iter().all(|s| {
         let t = text(*s, src).trim();
