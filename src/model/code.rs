@@ -287,22 +287,71 @@ pub struct KeyRead {
     pub parent: Option<String>,
 }
 
-/// A `struct` with named fields.
+/// A record type with named fields: a Rust `struct`, a pydantic model, a
+/// dataclass.
 #[derive(Clone, Debug, Default)]
 pub struct StructFact {
     pub name: String,
     pub name_span: Span,
     pub fields: Vec<FieldFact>,
     pub derives: Vec<String>,
+    /// Unknown keys are refused (`#[serde(deny_unknown_fields)]`,
+    /// pydantic's `extra="forbid"`).
     pub deny_unknown_fields: bool,
-    /// `#[serde(flatten)]` on a field: unknown keys may be collected.
+    /// `#[serde(flatten)]` on a field, pydantic's `extra="allow"`: unknown
+    /// keys may be collected.
     pub has_flatten: bool,
+    pub record: RecordKind,
+}
+
+/// What decodes a record from the arguments, which decides the words of a
+/// finding and its fix.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecordKind {
+    /// A Rust struct deserialised by serde (`#[derive(Deserialize)]`).
+    #[default]
+    Serde,
+    /// A pydantic model (`class Req(BaseModel)`).
+    Pydantic,
+    /// A standard-library `@dataclass`, validated by pydantic as a tool
+    /// argument.
+    Dataclass,
 }
 
 impl StructFact {
     pub fn derives(&self, name: &str) -> bool {
         self.derives.iter().any(|d| d == name)
     }
+
+    /// Decoded from the arguments: serde's `Deserialize`, or a Python
+    /// record, which pydantic validates.
+    pub fn is_decoded(&self) -> bool {
+        self.record != RecordKind::Serde || self.derives("Deserialize")
+    }
+
+    /// Every field may be used without being read by name: serialised
+    /// wholesale (`Serialize`, forwarded to an API). A Python record may be
+    /// used by another module (`req.model_dump()`, passed on), which is
+    /// not parsed, so its fields are not judged one by one.
+    pub fn used_wholesale(&self) -> bool {
+        self.record != RecordKind::Serde || self.derives("Serialize")
+    }
+}
+
+/// A framework that decodes a group of tools' arguments and drops keys
+/// the tool does not declare, without telling the model (the MCP SDK's
+/// `FastMCP`, LangChain's `@tool`). One finding per group.
+#[derive(Clone, Debug)]
+pub struct KeyPolicy {
+    /// The tools it applies to: `ToolDef::group`.
+    pub group: String,
+    /// Where the framework is chosen (the server object's construction, the
+    /// decorator's import).
+    pub span: Span,
+    /// The framework, for the message (`the MCP SDK's FastMCP`).
+    pub framework: &'static str,
+    /// What to do instead.
+    pub fix: &'static str,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -493,6 +542,8 @@ pub struct FileFacts {
     /// "Handler"])`), at the file's top or in a function body: what a name
     /// the file uses refers to in another module.
     pub uses: Vec<(String, Vec<String>)>,
+    /// Frameworks in the file that drop unknown argument keys.
+    pub key_policies: Vec<KeyPolicy>,
 }
 
 impl FileFacts {
@@ -518,6 +569,7 @@ impl FileFacts {
             includes: false,
             uses: Vec::new(),
             stated_bounds: Vec::new(),
+            key_policies: Vec::new(),
         }
     }
 }

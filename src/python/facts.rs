@@ -27,9 +27,9 @@ use tree_sitter::Node as TsNode;
 
 use super::{span, string_value, text};
 use crate::model::code::{
-    Accepts, ArgsUse, Bound, BoundKind, CallFact, CallTarget, CutHow, Dispatch, FileFacts, FnFact,
-    FunctionView, ImplFact, KeyRead, Literal, Outcome, ParamFact, SelectForm, Site, SiteKind,
-    ValueRef,
+    Accepts, ArgsUse, Bound, BoundKind, CallFact, CallTarget, CutHow, Dispatch, FieldFact,
+    FileFacts, FnFact, FunctionView, ImplFact, KeyPolicy, KeyRead, Literal, Outcome, ParamFact,
+    SelectForm, Site, SiteKind, StructFact, ValueRef,
 };
 use crate::rules::{Context, RuleEntry};
 use crate::source::{SourceFile, Span};
@@ -97,6 +97,11 @@ pub fn analyze(
         facts: FileFacts::new(file),
     };
     a.prepass(root, 0);
+    a.facts.structs = super::records::all(root, a.src)
+        .into_iter()
+        .map(|r| struct_fact(&r))
+        .collect();
+    a.facts.key_policies = key_policies(file, root);
     a.items(root, None, 0);
     for (i, f) in a.facts.fns.iter().enumerate() {
         let view = FunctionView {
@@ -111,6 +116,105 @@ pub fn analyze(
         }
     }
     a.facts
+}
+
+/// A record as the model has it.
+fn struct_fact(r: &super::records::Record) -> StructFact {
+    StructFact {
+        name: r.name.clone(),
+        name_span: r.name_span,
+        fields: r
+            .fields
+            .iter()
+            .map(|f| FieldFact {
+                name: f.name.clone(),
+                wire: f.wire.clone(),
+                aliases: f.aliases.clone(),
+                span: f.span,
+                optional: f.optional,
+                ..FieldFact::default()
+            })
+            .collect(),
+        derives: Vec::new(),
+        deny_unknown_fields: r.forbid,
+        has_flatten: r.allow,
+        record: r.kind,
+    }
+}
+
+/// The frameworks in the file that drop the argument keys a tool does not
+/// declare: a server made from the MCP SDK's `FastMCP` (`mcp.server.fastmcp`;
+/// `MCPServer` in SDK 2) — pydantic validates its tools' arguments into a
+/// model that ignores extra keys, where the standalone `fastmcp` package
+/// refuses them — and LangChain's `@tool`, whose derived argument model
+/// ignores them too.
+fn key_policies(file: &Arc<SourceFile>, root: TsNode) -> Vec<KeyPolicy> {
+    let src: &str = &file.text;
+    let imports = |module: &str, name: &str| {
+        src.lines().any(|l| {
+            let l = l.trim_start();
+            l.strip_prefix("from ")
+                .and_then(|r| r.split_once(" import "))
+                .is_some_and(|(m, names)| {
+                    m.trim() == module && names.split([',', ' ', '(', ')']).any(|w| w == name)
+                })
+        })
+    };
+    let mut out = Vec::new();
+    // The standalone package shadows the name: not the SDK's class.
+    let sdk_class = |callee: &str| match callee {
+        "mcp.server.fastmcp.FastMCP" | "mcp.server.mcpserver.MCPServer" => true,
+        "FastMCP" => imports("mcp.server.fastmcp", "FastMCP") && !imports("fastmcp", "FastMCP"),
+        "MCPServer" => imports("mcp.server.mcpserver", "MCPServer"),
+        _ => false,
+    };
+    let mut stack = vec![(root, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            continue;
+        }
+        if n.kind() == "assignment"
+            && let (Some(l), Some(r)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            )
+            && r.kind() == "call"
+            && let Some(callee) = r.child_by_field_name("function")
+            && sdk_class(text(callee, src))
+        {
+            out.push(KeyPolicy {
+                group: format!("{}#{}", file.display, text(l, src)),
+                span: span(r),
+                framework: "the MCP SDK's `FastMCP`",
+                fix: "build the server with the standalone `fastmcp` package (`from fastmcp import FastMCP`, 2.x or later), which refuses an unknown argument with an error the model reads; checked with mcp 1.30 and 2.3 (drops) and fastmcp 2.14 and 4.2 (refuses)",
+            });
+        }
+        // An `args_schema=` model decides for itself.
+        if n.kind() == "import_from_statement"
+            && !src.contains("args_schema")
+            && let Some(m) = n.child_by_field_name("module_name")
+            && text(m, src).starts_with("langchain")
+            && text(n, src)
+                .split_once(" import ")
+                .is_some_and(|(_, names)| {
+                    names.split([',', ' ', '(', ')', '\n']).any(|w| w == "tool")
+                })
+        {
+            out.push(KeyPolicy {
+                group: format!("{}#langchain", file.display),
+                span: span(n),
+                framework: "LangChain's `@tool`",
+                fix: "give each tool an `args_schema` model with `model_config = ConfigDict(extra=\"forbid\")` (`@tool(args_schema=SearchArgs)`): LangChain then refuses an unknown key with a validation error",
+            });
+        }
+        let mut c = n.walk();
+        for child in n.named_children(&mut c) {
+            stack.push((child, depth + 1));
+        }
+    }
+    out.sort_by_key(|p| p.span.start);
+    out.dedup_by(|a, b| a.group == b.group);
+    out
 }
 
 struct Analyzer<'a> {

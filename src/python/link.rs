@@ -57,11 +57,24 @@ pub fn findings(
         .iter()
         .zip(&handlers)
         .filter(|(t, _)| !t.format.is_reference())
-        .map(|(t, h)| CodeTool {
-            def: t.clone(),
-            handler: h.map(|index| FnRef { file: 0, index }),
-            args: None,
-            args_site: None,
+        .map(|(t, h)| {
+            // A parameter typed as a model or dataclass of this file:
+            // pydantic validates that argument into it.
+            let record = h.and_then(|i| {
+                f.fns[i].params.iter().find_map(|p| {
+                    let s = f.structs.iter().position(|s| {
+                        p.ty.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                            .any(|w| w == s.name)
+                    })?;
+                    Some(((0, s), (0, p.span)))
+                })
+            });
+            CodeTool {
+                def: t.clone(),
+                handler: h.map(|index| FnRef { file: 0, index }),
+                args: record.map(|r| r.0),
+                args_site: record.map(|r| r.1),
+            }
         })
         .collect();
     // pydantic validates a FastMCP tool's arguments against its signature,

@@ -15,6 +15,7 @@
 
 pub mod facts;
 pub mod link;
+pub mod records;
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -1158,7 +1159,10 @@ fn type_schema(t: TsNode, src: &str, at: Span, depth: usize) -> Vec<Member> {
                 any_items(ty("array"), at)
             }
             "dict" | "Dict" | "Mapping" => ty("object"),
-            _ => Vec::new(),
+            // A pydantic model or dataclass of this file.
+            _ => records::find(t, text(t, src), src)
+                .map(|r| record_schema(&r, src, depth + 1))
+                .unwrap_or_default(),
         },
         // `X | None`
         "binary_operator" => {
@@ -1253,6 +1257,51 @@ fn type_schema(t: TsNode, src: &str, at: Span, depth: usize) -> Vec<Member> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The schema pydantic derives from a model or dataclass (inlined where
+/// pydantic writes a `$ref` to `$defs`), with spans at its fields.
+fn record_schema(r: &records::Record, src: &str, depth: usize) -> Vec<Member> {
+    let at = r.name_span;
+    let mut props = Vec::new();
+    let mut required = Vec::new();
+    for f in &r.fields {
+        let mut m =
+            f.ty.map(|t| type_schema(t, src, f.span, depth + 1))
+                .unwrap_or_default();
+        if let Some(call) = f.field_call {
+            if let Some(d) = field_description(call, src) {
+                m.push(member(
+                    "description",
+                    synth(NodeKind::String(d), f.span),
+                    f.span,
+                ));
+            }
+            m.extend(field_constraints(call, src));
+        }
+        if let Some(v) = f.default.and_then(|d| literal(d, src)) {
+            m.push(member("default", v, f.span));
+        }
+        if !f.optional {
+            required.push(synth(NodeKind::String(f.wire.clone()), f.span));
+        }
+        props.push(member(&f.wire, synth(NodeKind::Object(m), f.span), f.span));
+    }
+    let mut out = vec![
+        member("type", synth(NodeKind::String("object".into()), at), at),
+        member("properties", synth(NodeKind::Object(props), at), at),
+    ];
+    if !required.is_empty() {
+        out.push(member("required", synth(NodeKind::Array(required), at), at));
+    }
+    if r.forbid {
+        out.push(member(
+            "additionalProperties",
+            synth(NodeKind::Bool(false), at),
+            at,
+        ));
+    }
+    out
 }
 
 fn any_items(mut m: Vec<Member>, at: Span) -> Vec<Member> {

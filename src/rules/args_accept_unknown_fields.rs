@@ -1,17 +1,29 @@
 //! M102 args-accept-unknown-fields: a tool's argument type derives
-//! `Deserialize` without `#[serde(deny_unknown_fields)]`, so a misspelled
-//! argument is dropped without a word.
+//! `Deserialize` without `#[serde(deny_unknown_fields)]` (a pydantic model
+//! or dataclass without `extra="forbid"`), or a framework decodes a
+//! group of tools' arguments and ignores keys they do not declare (the MCP
+//! SDK's `FastMCP`, LangChain's `@tool`), so a misspelled argument is
+//! dropped without a word.
 
 use std::collections::BTreeSet;
 
 use super::{Context, Rule};
 use crate::link::Unit;
+use crate::model::code::{RecordKind, StructFact};
 use crate::model::{Diagnostic, Severity};
 
 pub struct ArgsAcceptUnknownFields;
 
 impl Rule for ArgsAcceptUnknownFields {
     fn check_unit(&self, _cx: &Context, k: &Unit, out: &mut Vec<Diagnostic>) {
+        records(k, out);
+        frameworks(k, out);
+    }
+}
+
+/// Argument types (structs, models) that drop unknown keys.
+fn records(k: &Unit, out: &mut Vec<Diagnostic>) {
+    {
         let mut seen = BTreeSet::new();
         let checked: BTreeSet<&str> = k
             .files
@@ -34,7 +46,7 @@ impl Rule for ArgsAcceptUnknownFields {
             // every field may be used.
             let getters = s.derives("Getters") || s.derives("CopyGetters");
             let read = |f: &&crate::model::code::FieldFact| {
-                s.derives("Serialize")
+                s.used_wholesale()
                     || k.field_reads.contains(&f.name)
                     || (getters && k.accessor_calls.contains(&f.name))
             };
@@ -43,7 +55,7 @@ impl Rule for ArgsAcceptUnknownFields {
             // A tool without parameters (`struct DevicesParams {}`): the
             // model has nothing to misspell, and nothing sent can be used.
             let no_fields = s.fields.iter().all(|f| f.skip);
-            if !s.derives("Deserialize")
+            if !s.is_decoded()
                 || s.deny_unknown_fields
                 || s.has_flatten
                 || (droppable.is_none() && no_fields)
@@ -65,13 +77,24 @@ impl Rule for ArgsAcceptUnknownFields {
             // Every field required: a misspelt key fails as a missing
             // field, loudly; an extra key the model adds (a hallucinated
             // option) is still dropped. Reported, as a note.
+            let words = Words::of(s);
             let (severity, why) = match droppable {
                 Some(example) => (
                     Severity::Warning,
                     format!(
-                        "serde ignores keys it does not know: a misspelled `{}` (or `{}`) is dropped and the call runs with the default; a schema derived from the type (schemars, an SDK's own derive) leaves `additionalProperties` out too, so nothing tells the model",
+                        "{} ignores keys it does not know: a misspelled `{}`{} is dropped and the call runs with the default; {}, so nothing tells the model",
+                        words.decoder,
                         misspell(&example.wire),
-                        crate::model::code::rename(&example.wire, Some("PascalCase"))
+                        // serde matches case too: `Limit` for `limit`.
+                        if s.record == RecordKind::Serde {
+                            format!(
+                                " (or `{}`)",
+                                crate::model::code::rename(&example.wire, Some("PascalCase"))
+                            )
+                        } else {
+                            String::new()
+                        },
+                        words.schema
                     ),
                 ),
                 None => (
@@ -85,34 +108,189 @@ impl Rule for ArgsAcceptUnknownFields {
                     },
                 ),
             };
+            let names = tools
+                .iter()
+                .map(|t| {
+                    if t.name_is_unknown() {
+                        // Named only at run time (from configuration).
+                        "a tool named at run time".to_string()
+                    } else {
+                        format!("`{}`", t.name.value)
+                    }
+                })
+                .collect::<Vec<_>>();
             let mut d = Diagnostic::new("M102", severity, file, s.name_span)
                 .message(format!(
-                    "`{}`, the arguments of {}, accepts and drops unknown fields",
+                    "`{}`, {} {}, accepts and drops unknown fields",
                     s.name,
-                    crate::rules::join_and(
-                        &tools
-                            .iter()
-                            .map(|t| if t.name_is_unknown() {
-                                // Named only at run time (from configuration).
-                                "a tool named at run time".to_string()
-                            } else {
-                                format!("`{}`", t.name.value)
-                            })
-                            .collect::<Vec<_>>()
-                    )
+                    words.role,
+                    crate::rules::join_and(&names)
                 ))
-                .label("no `#[serde(deny_unknown_fields)]`")
+                .label(words.label)
                 .note(why)
-                .help(format!(
-                    "add `#[serde(deny_unknown_fields)]` to `{}`",
-                    s.name
-                ));
+                .help(words.help.replace("{}", &s.name));
             d.tool = tools.first().map(|t| t.name.value.clone());
             if let Some((f, span)) = t.args_site {
-                d = d.secondary(k.file(f), span, "tool arguments are deserialised here");
+                d = d.secondary(k.file(f), span, words.site);
             }
             out.push(d);
         }
+    }
+}
+
+/// The words of a finding on a record, by what decodes it.
+struct Words {
+    decoder: &'static str,
+    schema: &'static str,
+    role: &'static str,
+    label: &'static str,
+    help: &'static str,
+    site: &'static str,
+}
+
+impl Words {
+    fn of(s: &StructFact) -> Words {
+        match s.record {
+            RecordKind::Serde => Words {
+                decoder: "serde",
+                schema: "a schema derived from the type (schemars, an SDK's own derive) leaves `additionalProperties` out too",
+                role: "the arguments of",
+                label: "no `#[serde(deny_unknown_fields)]`",
+                help: "add `#[serde(deny_unknown_fields)]` to `{}`",
+                site: "tool arguments are deserialised here",
+            },
+            RecordKind::Pydantic => Words {
+                decoder: "pydantic",
+                schema: "the schema pydantic derives from the model leaves `additionalProperties` out too",
+                role: "an argument of",
+                label: "no `extra=\"forbid\"`",
+                help: "add `model_config = ConfigDict(extra=\"forbid\")` to `{}` (pydantic v1: `class Config: extra = \"forbid\"`); the schema then says `additionalProperties: false` and an unknown key is an error the model reads",
+                site: "the argument is validated into the model here",
+            },
+            RecordKind::Dataclass => Words {
+                decoder: "pydantic, validating a dataclass,",
+                schema: "the schema derived from it leaves `additionalProperties` out too",
+                role: "an argument of",
+                label: "a dataclass: unknown keys are ignored",
+                help: "make `{}` a pydantic model with `model_config = ConfigDict(extra=\"forbid\")`, or give the dataclass `@pydantic.dataclasses.dataclass(config=ConfigDict(extra=\"forbid\"))`",
+                site: "the argument is validated into the dataclass here",
+            },
+        }
+    }
+}
+
+/// Frameworks that drop the keys a group of tools does not declare: one
+/// finding per server object (or per file, for decorators without one).
+fn frameworks(k: &Unit, out: &mut Vec<Diagnostic>) {
+    for f in &k.files {
+        for p in &f.key_policies {
+            let tools: Vec<(usize, &crate::link::CodeTool)> = k
+                .tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    t.def.group == p.group
+                        && t.def.schema_derived
+                        && !t.def.name.value.starts_with("test_")
+                })
+                .collect();
+            // An optional parameter the handler uses: misspelt, it is
+            // dropped and the default runs.
+            let droppable = tools.iter().find_map(|(_, t)| {
+                let schema = t.def.input_schema.as_ref()?;
+                let required: Vec<&str> = schema
+                    .get("required")
+                    .and_then(|r| r.items())
+                    .map(|r| r.iter().filter_map(|n| n.as_str()).collect())
+                    .unwrap_or_default();
+                let handler = t.handler.map(|h| k.fact(h));
+                schema
+                    .get("properties")?
+                    .members()?
+                    .iter()
+                    .filter(|m| !required.contains(&m.key.as_str()))
+                    .find(|m| {
+                        handler.is_some_and(|h| {
+                            h.params
+                                .iter()
+                                .position(|p| p.name == m.key)
+                                .is_some_and(|i| !h.unused_params.contains(&i))
+                        })
+                    })
+                    .map(|m| (t, m))
+            });
+            let any_params = tools.iter().any(|(_, t)| {
+                t.def
+                    .input_schema
+                    .as_ref()
+                    .and_then(|s| s.get("properties"))
+                    .and_then(|p| p.members())
+                    .is_some_and(|m| !m.is_empty())
+            });
+            if !any_params {
+                continue;
+            }
+            let mut names: Vec<String> = tools
+                .iter()
+                .take(3)
+                .map(|(_, t)| format!("`{}`", t.def.name.value))
+                .collect();
+            if tools.len() > 3 {
+                names.push(format!("{} more", tools.len() - 3));
+            }
+            let (severity, why) = match droppable {
+                Some((t, m)) => {
+                    let default = m
+                        .value
+                        .get("default")
+                        .map(|d| format!(" with `{} = {}`", m.key, python_value(&d.to_json())))
+                        .unwrap_or_else(|| " with its default".to_string());
+                    (
+                        Severity::Warning,
+                        format!(
+                            "it ignores argument keys a tool's signature does not name: a misspelled `{}` for `{}`'s `{}` is dropped and the call runs{}; the derived schema leaves `additionalProperties` out, so nothing tells the model",
+                            misspell(&m.key),
+                            t.def.name.value,
+                            m.key,
+                            default
+                        ),
+                    )
+                }
+                None => (
+                    Severity::Note,
+                    "every parameter the tools use is required, so a misspelt key fails as a missing argument; but an extra key the model adds (an option it believes exists) is dropped without a word and the call runs as if it had not been sent".to_string(),
+                ),
+            };
+            let mut d = Diagnostic::new("M102", severity, &f.file, p.span)
+                .message(format!(
+                    "argument keys the tools do not declare are dropped by {} ({})",
+                    p.framework,
+                    crate::rules::join_and(&names)
+                ))
+                .label("unknown arguments are ignored")
+                .note(why)
+                .help(p.fix);
+            d.tool = tools.first().map(|(_, t)| t.def.name.value.clone());
+            if let Some((t, m)) = droppable
+                && let Some(h) = t.handler
+            {
+                let g = k.fact(h);
+                if let Some(param) = g.params.iter().find(|p| p.name == m.key) {
+                    d = d.secondary(k.file(h.file), param.span, "dropped when misspelt");
+                }
+            }
+            out.push(d);
+        }
+    }
+}
+
+/// A default as Python writes it (`None`, `True`).
+fn python_value(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "None".into(),
+        serde_json::Value::Bool(true) => "True".into(),
+        serde_json::Value::Bool(false) => "False".into(),
+        other => other.to_string(),
     }
 }
 

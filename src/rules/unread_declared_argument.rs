@@ -19,7 +19,7 @@ impl Rule for UnreadDeclaredArgument {
                 // be used; a field of a type shared by tools is reported
                 // once, for the first tool that offers it. The schema of
                 // each tool is checked below either way.
-                let skip_fields = s.derives("Serialize");
+                let skip_fields = s.used_wholesale();
                 // `#[derive(Getters)]` (derive_getters, getset): `req.dry_run()`
                 // reads the field.
                 let getters = s.derives("Getters") || s.derives("CopyGetters");

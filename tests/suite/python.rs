@@ -171,3 +171,43 @@ fn tools_lists_low_level_server_tools_with_their_dispatch_arms() {
         ]
     );
 }
+
+/// A pydantic model or dataclass argument is an object of its fields, as
+/// pydantic derives it: wire names from `alias`, fields with a default are
+/// optional, bounds from `Field`, and `extra="forbid"` closes the object.
+#[test]
+fn model_and_dataclass_arguments_become_object_schemas() {
+    use std::path::Path;
+    let schema_of = |dir: &str, tool: &str| {
+        let s = super::util::scan(&[Path::new(dir)], &["M102"], &[]);
+        let t = s
+            .tools
+            .iter()
+            .find(|t| t.name.value == tool)
+            .unwrap_or_else(|| panic!("{tool} not found in {dir}"));
+        t.input_schema.as_ref().unwrap().to_json()
+    };
+    let q = schema_of("tests/fixtures/M102/bad-python-model", "find_orders");
+    let query = &q["properties"]["query"];
+    assert_eq!(query["type"], "object", "{q}");
+    assert_eq!(query["required"], serde_json::json!(["customer"]), "{q}");
+    assert_eq!(query["properties"]["pageSize"]["maximum"], 100, "{q}");
+    assert_eq!(query["properties"]["status"]["default"], "open", "{q}");
+    assert!(query.get("additionalProperties").is_none(), "{q}");
+    let a = schema_of("tests/fixtures/M102/bad-python-model", "ship_to");
+    assert_eq!(
+        a["properties"]["address"]["required"],
+        serde_json::json!(["street", "city"]),
+        "{a}"
+    );
+    // Forbidding extra keys through a base class of the same file.
+    let l = schema_of("tests/fixtures/M102/good-python-fastmcp", "list_dir");
+    assert_eq!(
+        l["properties"]["args"]["additionalProperties"], false,
+        "{l}"
+    );
+    assert_eq!(
+        l["properties"]["args"]["properties"]["recursive"]["default"], false,
+        "{l}"
+    );
+}
