@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::discover::{self, Candidate, FileKind, WalkOptions, display_path};
 use crate::error::Error;
 use crate::extract::manifest;
-use crate::model::{Diagnostic, Notification, Severity, ToolDef};
+use crate::model::{Diagnostic, Notification, Severity, ToolDef, ToolFormat};
 use crate::rules::{Context, RuleEntry};
 use crate::rust::{self, FileFacts};
 use crate::source::SourceFile;
@@ -221,6 +221,7 @@ pub fn scan_with_progress(
     }
     skipped.sort();
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
+    api_documents_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
 
     let mut groups: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
     for t in tools.iter().filter(|t| !t.format.is_reference()) {
@@ -280,6 +281,43 @@ pub fn scan_with_progress(
         skipped,
         surface,
     })
+}
+
+/// An OpenAPI document in a scan that also finds tools written another way
+/// (code, manifests) is the API those tools call, or a copy of one, not a
+/// tool list: MCP servers keep their backend's spec beside the code, and
+/// converters that do offer it (`FastMCP.from_openapi`) name operations
+/// without an `operationId` from their summary. Its operations leave the
+/// inventory with their findings, and a note says which documents were
+/// set aside. Alone (a Bedrock action group, a ChatGPT Action's spec), a
+/// document is a tool list.
+fn api_documents_beside_tools(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let is_api = |t: &ToolDef| t.format == ToolFormat::OpenApi;
+    if !tools.iter().any(|t| !is_api(t) && !t.format.is_reference()) {
+        return;
+    }
+    let docs: std::collections::BTreeSet<String> = tools
+        .iter()
+        .filter(|t| is_api(t))
+        .map(|t| t.file.display.to_string())
+        .collect();
+    if docs.is_empty() {
+        return;
+    }
+    tools.retain(|t| !is_api(t));
+    diagnostics.retain(|d| !docs.contains(&*d.file.display));
+    for doc in docs {
+        notifications.push(Notification {
+            level: Severity::Note,
+            path: Some(doc),
+            line: None,
+            message: "OpenAPI document read as the API the tools call, not as a tool list: the scan found tools in code or manifests".into(),
+        });
+    }
 }
 
 /// Runs the P rules: the surface of `tools` against the committed

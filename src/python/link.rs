@@ -61,13 +61,19 @@ pub fn findings(
             // A parameter typed as a model or dataclass of this file:
             // pydantic validates that argument into it.
             let record = h.and_then(|i| {
-                f.fns[i].params.iter().find_map(|p| {
-                    let s = f.structs.iter().position(|s| {
-                        p.ty.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                            .any(|w| w == s.name)
-                    })?;
-                    Some(((0, s), (0, p.span)))
-                })
+                // Not a framework's context (`ctx: RunContext[Deps]`: the
+                // application supplies the deps, not the model).
+                f.fns[i]
+                    .params
+                    .iter()
+                    .filter(|p| !p.is_context)
+                    .find_map(|p| {
+                        let s = f.structs.iter().position(|s| {
+                            p.ty.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                                .any(|w| w == s.name)
+                        })?;
+                        Some(((0, s), (0, p.span)))
+                    })
             });
             CodeTool {
                 def: t.clone(),

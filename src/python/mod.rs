@@ -37,7 +37,9 @@ thread_local! {
 /// Worth parsing: the text mentions a tool decorator, or a key of a tool
 /// definition written as a literal.
 pub fn may_declare_tools(text: &str) -> bool {
-    text.contains(".tool") || SCHEMA_KEYS.iter().any(|k| text.contains(k))
+    text.contains(".tool")
+        || text.contains("function_tool")
+        || SCHEMA_KEYS.iter().any(|k| text.contains(k))
 }
 
 /// Keys that make a dict literal worth reading as a tool definition.
@@ -289,7 +291,11 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
                 format: ToolFormat::Fastmcp,
                 holes,
             },
-        );
+        )
+        .map(|mut t| {
+            t.branch = branch(node);
+            t
+        });
     }
     let (framework, name_arg, args) = decorators
         .iter()
@@ -320,6 +326,50 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
             holes,
         },
     )
+}
+
+/// Where a definition sits among the arms of the nearest `if`/`elif`/`else`
+/// around it: tools registered in different arms (`if HAVE_X: @mcp.tool()
+/// def solve().. else: @mcp.tool() def solve()..`) are never offered
+/// together.
+fn branch(n: TsNode) -> Option<crate::model::Branch> {
+    let mut child = n;
+    let mut at = n.parent();
+    while let Some(p) = at {
+        match p.kind() {
+            "function_definition" | "class_definition" | "module" => return None,
+            "if_statement" => {
+                // The consequence is arm 0; each `elif`/`else` clause the next.
+                let mut c = p.walk();
+                let arm = p
+                    .named_children(&mut c)
+                    .filter(|k| matches!(k.kind(), "block" | "elif_clause" | "else_clause"))
+                    .position(|k| k.id() == child.id())?;
+                let function = enclosing_def(p).map_or(0, |d| d.start_byte());
+                return Some(crate::model::Branch {
+                    function,
+                    select: p.start_byte(),
+                    arm,
+                    at: p.start_byte(),
+                });
+            }
+            _ => {}
+        }
+        child = p;
+        at = p.parent();
+    }
+    None
+}
+
+fn enclosing_def(n: TsNode) -> Option<TsNode> {
+    let mut at = n.parent();
+    while let Some(p) = at {
+        if p.kind() == "function_definition" {
+            return Some(p);
+        }
+        at = p.parent();
+    }
+    None
 }
 
 /// An agent framework's tool decorator: LangChain's `@tool` /
@@ -359,6 +409,22 @@ fn framework_decorator<'t>(
             }
             "function_tool" if imports("agents", "function_tool") => {
                 Some(("agents", kwarg(args, "name_override", src), args))
+            }
+            // A project decorator that hands the function to LangChain's
+            // `tool`: `def tracked_tool(func): return tool(func)`.
+            wrapper if args.is_none() && imports("langchain", "tool") => {
+                let mut root = d;
+                while let Some(p) = root.parent() {
+                    root = p;
+                }
+                let def = find_function(root, wrapper, src)?;
+                let param = def
+                    .child_by_field_name("parameters")
+                    .and_then(|p| p.named_child(0))
+                    .map(|p| text(p, src))?;
+                let body = text(def.child_by_field_name("body")?, src);
+                body.contains(&format!("return tool({param})"))
+                    .then_some(("langchain", None, None))
             }
             _ => None,
         },
@@ -1025,7 +1091,10 @@ fn signature_schema(params: TsNode, src: &str) -> Node {
         let last = last.rsplit('.').next().unwrap_or(last).trim();
         if matches!(key, "self" | "cls")
             || last.starts_with("Context")
-            || matches!(last, "RunContext" | "RunnableConfig" | "ToolContext")
+            || matches!(
+                last,
+                "RunContext" | "RunContextWrapper" | "RunnableConfig" | "ToolContext"
+            )
             || last.contains("CallbackManager")
             || ty_text.contains("Injected")
         {

@@ -219,17 +219,12 @@ fn frameworks(k: &Unit, out: &mut Vec<Diagnostic>) {
                     })
                     .map(|m| (t, m))
             });
-            let any_params = tools.iter().any(|(_, t)| {
-                t.def
-                    .input_schema
-                    .as_ref()
-                    .and_then(|s| s.get("properties"))
-                    .and_then(|p| p.members())
-                    .is_some_and(|m| !m.is_empty())
-            });
-            if !any_params {
+            // Every parameter used is required: a misspelt key fails as
+            // a missing argument; only an extra key is lost, once per
+            // server, which is not worth a finding of its own.
+            let Some((t, m)) = droppable else {
                 continue;
-            }
+            };
             let mut names: Vec<String> = tools
                 .iter()
                 .take(3)
@@ -238,30 +233,19 @@ fn frameworks(k: &Unit, out: &mut Vec<Diagnostic>) {
             if tools.len() > 3 {
                 names.push(format!("{} more", tools.len() - 3));
             }
-            let (severity, why) = match droppable {
-                Some((t, m)) => {
-                    let default = m
-                        .value
-                        .get("default")
-                        .map(|d| format!(" with `{} = {}`", m.key, python_value(&d.to_json())))
-                        .unwrap_or_else(|| " with its default".to_string());
-                    (
-                        Severity::Warning,
-                        format!(
-                            "it ignores argument keys a tool's signature does not name: a misspelled `{}` for `{}`'s `{}` is dropped and the call runs{}; the derived schema leaves `additionalProperties` out, so nothing tells the model",
-                            misspell(&m.key),
-                            t.def.name.value,
-                            m.key,
-                            default
-                        ),
-                    )
-                }
-                None => (
-                    Severity::Note,
-                    "every parameter the tools use is required, so a misspelt key fails as a missing argument; but an extra key the model adds (an option it believes exists) is dropped without a word and the call runs as if it had not been sent".to_string(),
-                ),
-            };
-            let mut d = Diagnostic::new("M102", severity, &f.file, p.span)
+            let default = m
+                .value
+                .get("default")
+                .map(|d| format!(" with `{} = {}`", m.key, python_value(&d.to_json())))
+                .unwrap_or_else(|| " with its default".to_string());
+            let why = format!(
+                "it ignores argument keys a tool's signature does not name: a misspelled `{}` for `{}`'s `{}` is dropped and the call runs{}; the derived schema leaves `additionalProperties` out, so nothing tells the model",
+                misspell(&m.key),
+                t.def.name.value,
+                m.key,
+                default
+            );
+            let mut d = Diagnostic::new("M102", Severity::Warning, &f.file, p.span)
                 .message(format!(
                     "argument keys the tools do not declare are dropped by {} ({})",
                     p.framework,
@@ -271,9 +255,7 @@ fn frameworks(k: &Unit, out: &mut Vec<Diagnostic>) {
                 .note(why)
                 .help(p.fix);
             d.tool = tools.first().map(|(_, t)| t.def.name.value.clone());
-            if let Some((t, m)) = droppable
-                && let Some(h) = t.handler
-            {
+            if let Some(h) = t.handler {
                 let g = k.fact(h);
                 if let Some(param) = g.params.iter().find(|p| p.name == m.key) {
                     d = d.secondary(k.file(h.file), param.span, "dropped when misspelt");

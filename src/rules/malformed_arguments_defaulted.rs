@@ -62,7 +62,7 @@ impl Rule for MalformedArgumentsDefaulted {
                     "tool-call arguments `{what}` that fail to parse become `{default}` and the call runs anyway"
                 ))
                 .label(format!("a parse error becomes `{default}`"))
-                .note("when the model sends malformed JSON (cut off, unescaped quotes) the tool runs with no arguments: required values silently take defaults, and the model is told the call succeeded")
+                .note("when the model sends malformed JSON (cut off, unescaped quotes) the tool runs with no arguments and the parse error is lost: optional values take their defaults, and at best a required one fails as missing, which tells the model nothing about its malformed JSON")
                 .help("return the parse error to the model as the tool result (`invalid arguments: …`) so it can resend the call");
             out.push(f.candidate(diag, need));
         }

@@ -167,6 +167,17 @@ fn told_unused(t: &ToolDef, key: &str) -> bool {
         .as_ref()
         .and_then(|s| s.get("properties")?.get(key)?.get("description")?.as_str())
         .is_some_and(crate::model::words::says_unused)
+        || t.description.as_ref().is_some_and(|d| {
+            // A docstring's `Args:` entry (`unit_system: .. Not used with
+            // ..`), the tool's description when derived from a signature.
+            d.value.lines().any(|l| {
+                let l = l.trim_start();
+                l.strip_prefix(key).is_some_and(|rest| {
+                    rest.trim_start().starts_with([':', '('])
+                        && crate::model::words::says_unused(rest)
+                })
+            })
+        })
 }
 
 fn property_span(t: &ToolDef, key: &str) -> Option<Span> {
