@@ -201,16 +201,18 @@ pub fn scan_with_progress(
     }
     let validated = rust::deps::validated_crates(&crates);
     let mapped = rust::deps::name_mapping_crates(&crates);
+    let declared = declarations_without_handlers(&tools);
     let linked: Vec<Linked> = pool.install(|| {
         crates
             .into_par_iter()
             .map(|(root, files)| {
                 let validated = validated.contains(&root);
                 let mapped = mapped.contains(&root);
-                check_crate(&root, files, validated, mapped, opts, &cx)
+                check_crate(&root, files, validated, mapped, &declared, opts, &cx)
             })
             .collect()
     });
+    drop(declared);
     for (t, d, dead) in linked {
         tools.extend(t);
         diagnostics.extend(d);
@@ -452,11 +454,30 @@ fn is_test_path(rel: &Path, root: &Path) -> bool {
 /// A crate's tools, its findings, and the files it does not compile.
 type Linked = (Vec<ToolDef>, Vec<Diagnostic>, Vec<String>);
 
+/// Tools declared outside Rust (a Python literal, a JSON manifest) with no
+/// handler of their own, by name, when the name is declared once: a Rust
+/// crate that only dispatches a tool of that name handles it.
+fn declarations_without_handlers(tools: &[ToolDef]) -> HashMap<&str, Option<&ToolDef>> {
+    let mut by_name: HashMap<&str, Option<&ToolDef>> = HashMap::new();
+    for t in tools {
+        if t.format.is_reference() || t.format.names_only() || t.name_is_template() {
+            continue;
+        }
+        by_name
+            .entry(t.name.value.as_str())
+            // Declared twice: which one the dispatch serves is not known.
+            .and_modify(|e| *e = None)
+            .or_insert((t.handler.is_none() && t.input_schema.is_some()).then_some(t));
+    }
+    by_name
+}
+
 fn check_crate(
     root: &Path,
     files: Vec<FileFacts>,
     validated: bool,
     names_mapped: bool,
+    declared: &HashMap<&str, Option<&ToolDef>>,
     opts: &ScanOptions,
     cx: &Context,
 ) -> Linked {
@@ -498,6 +519,7 @@ fn check_crate(
         rmcp_tools && rust::deps::rmcp_writes_type_arrays(root),
         validated,
     );
+    link_declarations(&mut k, declared);
     let mut out = crate::link::findings(&mut k, opts.scope == Scope::All);
     for entry in &opts.rules {
         entry.rule.check_unit(cx, &k, &mut out);
@@ -515,6 +537,31 @@ fn check_crate(
         tools.push(t.def);
     }
     (tools, out, not_compiled)
+}
+
+/// A tool this crate only dispatches, declared once elsewhere in the scan
+/// (in Python or a manifest) without a handler there, and dispatched once
+/// here: one tool. Its handler's key reads are then judged against that
+/// schema (M103, M104); its name and description stay the declaration's
+/// to judge.
+fn link_declarations(k: &mut crate::link::Unit, declared: &HashMap<&str, Option<&ToolDef>>) {
+    let mut dispatched: HashMap<String, usize> = HashMap::new();
+    for t in k.tools.iter().filter(|t| t.def.format.is_reference()) {
+        *dispatched.entry(t.def.name.value.clone()).or_default() += 1;
+    }
+    for t in k.tools.iter_mut().filter(|t| t.def.format.is_reference()) {
+        let Some(Some(d)) = declared.get(t.def.name.value.as_str()) else {
+            continue;
+        };
+        if dispatched.get(&t.def.name.value) != Some(&1) || t.def.input_schema.is_some() {
+            continue;
+        }
+        t.def.input_schema = d.input_schema.clone();
+        t.def.schema_file = Arc::clone(&d.schema_file);
+        t.def.schema_pointer = format!("{}{}", d.pointer, d.schema_pointer);
+        t.def.schema_kind = d.schema_kind;
+        t.def.schema_derived = d.schema_derived;
+    }
 }
 
 fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Context) -> Outcome {
@@ -764,7 +811,7 @@ pub fn check_text(kind: FileKind, text: &str) -> usize {
     if let Some((root, facts)) = out.rust {
         let files = vec![facts];
         let validated = rust::link::validates_tool_arguments(&files);
-        let (t, d, _) = check_crate(&root, files, validated, false, &opts, &cx);
+        let (t, d, _) = check_crate(&root, files, validated, false, &HashMap::new(), &opts, &cx);
         tools.extend(t);
         diagnostics.extend(d);
     }
