@@ -706,6 +706,8 @@ pub enum CutHow {
     Truncate,
     /// Slices (`&text[..N]`).
     Slice,
+    /// Keeps the last N (`lines[-N:]`).
+    SliceTail,
     /// Stops a collecting loop (`if buf.len() + n > MAX { break; }` in a
     /// loop that pushes into `buf`).
     Stop,

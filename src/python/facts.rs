@@ -891,15 +891,20 @@ impl<'s, 't> Flow<'s, 't> {
             let start_v = start.map(|s| self.expr(s, depth + 1)).unwrap_or_default();
             let stop_v = stop.map(|s| self.expr(s, depth + 1)).unwrap_or_default();
             // `text[:LIMIT]`, `items[0:N]`, `lines[-N:]`.
-            let limit = match (start, stop) {
-                (None, Some(s)) => Some((s, stop_v.mask)),
-                (Some(s), Some(t)) if text(s, src) == "0" => Some((t, stop_v.mask)),
+            let (limit, how) = match (start, stop) {
+                (None, Some(s)) => (Some((s, stop_v.mask)), CutHow::Slice),
+                (Some(s), Some(t)) if text(s, src) == "0" => {
+                    (Some((t, stop_v.mask)), CutHow::Slice)
+                }
                 (Some(s), None)
                     if s.kind() == "unary_operator" && text(s, src).starts_with('-') =>
                 {
-                    s.named_child(0).map(|x| (x, start_v.mask))
+                    (
+                        s.named_child(0).map(|x| (x, start_v.mask)),
+                        CutHow::SliceTail,
+                    )
                 }
-                _ => None,
+                _ => (None, CutHow::Slice),
             };
             // Cutting the model's own value (`cursor[:256]`) is not a cut
             // of output.
@@ -916,7 +921,7 @@ impl<'s, 't> Flow<'s, 't> {
                 self.fact.sites.push(Site {
                     span: span(e),
                     kind: SiteKind::Truncate {
-                        how: CutHow::Slice,
+                        how,
                         limit: bound(lim, src, lim_mask != 0),
                         collection,
                         dest: destination(e, src),

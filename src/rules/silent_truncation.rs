@@ -61,12 +61,18 @@ impl Rule for SilentTruncation {
                 CutHow::Take => "keeps the first",
                 CutHow::Truncate => "cuts to",
                 CutHow::Slice => "slices to",
+                CutHow::SliceTail => "keeps the last",
                 CutHow::Stop => "stops collecting at",
+            };
+            let seems = if *how == CutHow::SliceTail {
+                "the model takes the shortened output for the whole of it: a log seems to start late, its first lines (often the first error) gone"
+            } else {
+                "the model takes the shortened output for the whole of it: a file looks shorter, a search looks like it found everything, a log seems to end early"
             };
             let diag = Diagnostic::new("M302", Severity::Warning, f.file, site.span)
                 .message(format!("output silently {verb} `{}`", limit.text))
                 .label("cut here; the result does not say so")
-                .note("the model takes the shortened output for the whole of it: a file looks shorter, a search looks like it found everything, a log seems to end early")
+                .note(seems)
                 .help("say in the result that it was cut and how much is left (`[truncated: 12000 of 48213 bytes]`, `truncated: true`, `… 40 more`), and how to get the rest");
             let mut c = f.candidate(diag, Need::Surface);
             if !hidden_in_closure {
