@@ -115,6 +115,9 @@ struct Outcome {
     diagnostics: Vec<Diagnostic>,
     notifications: Vec<Notification>,
     suppressions: Vec<suppress::Inline>,
+    /// A Python file's imports (`crate::python::imported_names`); `None`
+    /// for other files and Python tests.
+    imports: Option<(Vec<String>, bool)>,
 }
 
 /// Where a scan is, for a progress display.
@@ -185,7 +188,14 @@ pub fn scan_with_progress(
     let mut inline = Vec::new();
     let mut crates: BTreeMap<PathBuf, Vec<FileFacts>> = BTreeMap::new();
     let mut test_files_skipped = 0;
+    // Module names Python files import, by the file that imports them.
+    let mut imports: Vec<(PathBuf, Vec<String>)> = Vec::new();
+    let mut dynamic_imports = false;
     for (o, c) in outcomes.into_iter().zip(&candidates) {
+        if let Some((names, dynamic)) = o.imports {
+            dynamic_imports |= dynamic;
+            imports.push((c.path.clone(), names));
+        }
         files_scanned += usize::from(o.parsed);
         if o.parsed {
             read.push(&c.path);
@@ -224,6 +234,22 @@ pub fn scan_with_progress(
     skipped.sort();
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
     api_documents_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
+    if !dynamic_imports {
+        // A file named on the command line is judged whatever imports it.
+        let explicit: Vec<&Path> = candidates
+            .iter()
+            .filter(|c| c.explicit)
+            .map(|c| c.path.as_path())
+            .collect();
+        lists_nothing_imports(
+            &mut tools,
+            &mut diagnostics,
+            &mut notifications,
+            &imports,
+            &explicit,
+        );
+    }
+    drop(imports);
 
     let mut groups: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
     for t in tools.iter().filter(|t| !t.format.is_reference()) {
@@ -318,6 +344,54 @@ fn api_documents_beside_tools(
             path: Some(doc),
             line: None,
             message: "OpenAPI document read as the API the tools call, not as a tool list: the scan found tools in code or manifests".into(),
+        });
+    }
+}
+
+/// Tool lists in Python modules that nothing loads: a list bound to a
+/// module-level name its own file never uses, in a module no other Python
+/// file of the scan imports (by its name; tests aside), is generated or
+/// left-over code, not offered to a model (`controllers/billing.py`
+/// beside a server that imports none of them). Its tools and their
+/// findings are set aside with a note. Not when any file imports by a
+/// computed name (`importlib.import_module`), nor in a file named on the
+/// command line.
+fn lists_nothing_imports(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    imports: &[(PathBuf, Vec<String>)],
+    explicit: &[&Path],
+) {
+    let imported = |t: &ToolDef, module: &str| {
+        explicit.contains(&t.file.path.as_path())
+            || imports.iter().any(|(path, names)| {
+                *path != t.file.path && names.binary_search_by(|n| n.as_str().cmp(module)).is_ok()
+            })
+    };
+    let dormant: Vec<(String, crate::source::Span)> = tools
+        .iter()
+        .filter(|t| t.needs_import.as_deref().is_some_and(|m| !imported(t, m)))
+        .map(|t| (t.file.display.to_string(), t.span))
+        .collect();
+    if dormant.is_empty() {
+        return;
+    }
+    let inside = |file: &str, span: crate::source::Span| {
+        dormant
+            .iter()
+            .any(|(f, s)| f == file && s.start <= span.start && span.end <= s.end)
+    };
+    tools.retain(|t| !inside(&t.file.display, t.span));
+    diagnostics.retain(|d| !inside(&d.file.display, d.span));
+    let mut files: Vec<&String> = dormant.iter().map(|(f, _)| f).collect();
+    files.dedup();
+    for f in files {
+        notifications.push(Notification {
+            level: Severity::Note,
+            path: Some(f.clone()),
+            line: None,
+            message: "tool list not checked: it is bound to a name nothing in its module uses, and no other Python file imports the module".into(),
         });
     }
 }
@@ -664,6 +738,10 @@ fn check_file(
     }
     if kind == FileKind::Python {
         out.parsed = true;
+        let stem = file.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if !(stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest") {
+            out.imports = Some(crate::python::imported_names(&file.text));
+        }
         if !crate::python::may_declare_tools(&file.text) {
             return;
         }

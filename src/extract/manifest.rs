@@ -186,6 +186,7 @@ fn tool_def(
         cfg: None,
         name_alternatives: Vec::new(),
         intake: None,
+        needs_import: None,
         branch: None,
         bound_before: None,
         literal_list: None,

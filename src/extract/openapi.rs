@@ -88,6 +88,7 @@ pub fn operations(file: &Arc<SourceFile>, index: usize, doc: &Node) -> Vec<ToolD
                 handler: None,
                 cfg: None,
                 intake: None,
+                needs_import: None,
                 branch: None,
                 bound_before: None,
                 literal_list: None,

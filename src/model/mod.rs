@@ -259,6 +259,10 @@ pub struct ToolDef {
     pub cfg: Option<String>,
     /// For code tools: how the handler takes its arguments, when known.
     pub intake: Option<Intake>,
+    /// Written in a Python module-level list bound to a name nothing else
+    /// in its file uses (`billing_tools = [{..}]`): offered to a model only
+    /// if another module imports it. The module's name.
+    pub needs_import: Option<String>,
     /// `strict: true` on the definition (OpenAI / Anthropic strict mode).
     pub strict: Option<bool>,
     /// Other members of a manifest's definition that clients read (MCP

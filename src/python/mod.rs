@@ -116,8 +116,95 @@ pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef>
     let mut literals = Vec::new();
     let root = tree.root_node();
     visit(file, root, root, 0, &mut out, &mut literals);
-    out.extend(crate::extract::manifest::extract(file, &literals));
+    let mut listed = crate::extract::manifest::extract(file, &literals);
+    // A list bound at the module's top level to a name nothing else in the
+    // file uses is offered only through a module that imports it.
+    let unused: Vec<(Span, String)> = module_bindings(root, &file.text)
+        .into_iter()
+        .filter(|(_, name)| word_count(&file.text, name) == 1)
+        .collect();
+    if !unused.is_empty() {
+        let module = file
+            .path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+            .to_string();
+        for t in &mut listed {
+            if unused
+                .iter()
+                .any(|(sp, _)| sp.start <= t.span.start && t.span.end <= sp.end)
+            {
+                t.needs_import = Some(module.clone());
+            }
+        }
+    }
+    out.extend(listed);
     out
+}
+
+/// Values bound at the top level of the module (`TOOLS = [..]`), with the
+/// name.
+fn module_bindings(root: TsNode, src: &str) -> Vec<(Span, String)> {
+    let mut c = root.walk();
+    root.named_children(&mut c)
+        .filter(|n| n.kind() == "expression_statement")
+        .filter_map(|n| n.named_child(0))
+        .filter(|a| a.kind() == "assignment")
+        .filter_map(|a| {
+            let l = a.child_by_field_name("left")?;
+            let r = a.child_by_field_name("right")?;
+            (l.kind() == "identifier").then(|| (span(r), text(l, src).to_string()))
+        })
+        .collect()
+}
+
+/// How often `name` occurs in `text` as a whole word.
+fn word_count(text: &str, name: &str) -> usize {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name)
+        .filter(|(i, _)| {
+            !text[..*i].chars().next_back().is_some_and(word)
+                && !text[i + name.len()..].chars().next().is_some_and(word)
+        })
+        .count()
+}
+
+/// The modules a Python file imports, as the names that can stand for a
+/// module file (`from pkg.tools import billing, search` gives `pkg`,
+/// `tools`, `billing`, `search`), and whether it imports by a computed name
+/// (`importlib.import_module(..)`, `__import__`): then any module may be
+/// loaded.
+pub fn imported_names(text: &str) -> (Vec<String>, bool) {
+    let mut out = Vec::new();
+    let mut stmt = String::new();
+    let mut lines = text.lines();
+    while let Some(l) = lines.next() {
+        let t = l.trim_start();
+        if !(t.starts_with("import ") || t.starts_with("from ")) {
+            continue;
+        }
+        stmt.clear();
+        stmt.push_str(t);
+        // `from x import (\n a,\n b)` and backslash continuations.
+        while (stmt.contains('(') && !stmt.contains(')')) || stmt.ends_with('\\') {
+            match lines.next() {
+                Some(more) => {
+                    stmt.push(' ');
+                    stmt.push_str(more.trim());
+                }
+                None => break,
+            }
+        }
+        let words = stmt
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty() && !matches!(*w, "import" | "from" | "as"));
+        out.extend(words.map(str::to_string));
+    }
+    out.sort_unstable();
+    out.dedup();
+    let dynamic = text.contains("import_module(") || text.contains("__import__(");
+    (out, dynamic)
 }
 
 fn visit<'t>(
@@ -526,6 +613,7 @@ fn tool_from(file: &Arc<SourceFile>, r: Registration) -> Option<ToolDef> {
         literal_list: None,
         cfg: None,
         intake: None,
+        needs_import: None,
         strict: None,
         extras: None,
         format: r.format,

@@ -211,3 +211,28 @@ fn model_and_dataclass_arguments_become_object_schemas() {
         "{l}"
     );
 }
+
+/// A tool list bound to a name its module never uses, in a module nothing
+/// imports, is set aside with a note when found by walking a folder, and
+/// judged when the file is named on the command line.
+#[test]
+fn tool_lists_in_modules_nothing_imports_are_set_aside_unless_named() {
+    use std::path::Path;
+    let dir = Path::new("tests/fixtures/S108/good-python-list-nothing-imports");
+    let walked = super::util::scan(&[dir], &["S108"], &[]);
+    assert!(walked.diagnostics.is_empty());
+    assert_eq!(walked.tools.len(), 1, "only the server's own tool");
+    assert!(
+        walked.notifications.iter().any(|n| n
+            .message
+            .contains("no other Python file imports the module")),
+        "{:?}",
+        walked.notifications
+    );
+    let named = super::util::scan(
+        &[&dir.join("controllers/billing_controller.py")],
+        &["S108"],
+        &[],
+    );
+    assert_eq!(named.diagnostics.len(), 1);
+}
