@@ -93,10 +93,17 @@ pub fn analyze(
         src: &file.text,
         tool_fns,
         signatures: HashMap::new(),
+        splats: HashMap::new(),
+        splat_counts: HashMap::new(),
         tables: HashMap::new(),
         facts: FileFacts::new(file),
     };
     a.prepass(root, 0);
+    for (name, n) in &a.splat_counts {
+        if let Some(sp) = a.splats.get_mut(name) {
+            sp.splat_calls = *n;
+        }
+    }
     a.facts.structs = super::records::all(root, a.src)
         .into_iter()
         .map(|r| struct_fact(&r))
@@ -116,6 +123,58 @@ pub fn analyze(
         }
     }
     a.facts
+}
+
+/// How a function takes keyword arguments: `f(**arguments)` reads each
+/// named parameter as a key, and hands the rest to its `**kwargs`.
+#[derive(Clone, Debug, Default)]
+struct Splat {
+    /// Named parameters that take keywords: (position, name, where, has a
+    /// default).
+    named: Vec<(usize, String, Span, bool)>,
+    /// The position of its `**kwargs` parameter.
+    rest: Option<usize>,
+    /// How many calls in the file hand it an object with `**`: called so
+    /// by several tools' arms, its optional parameters are the options of
+    /// all of them (`perform_request("GET", **arguments)` beside `"POST"`).
+    splat_calls: usize,
+}
+
+impl Splat {
+    fn of(params: TsNode, src: &str) -> Splat {
+        let mut out = Splat::default();
+        let mut c = params.walk();
+        let mut position = 0;
+        for p in params.named_children(&mut c) {
+            let double = p.kind() == "dictionary_splat_pattern"
+                || (p.kind() == "typed_parameter"
+                    && p.named_child(0)
+                        .is_some_and(|n| n.kind() == "dictionary_splat_pattern"));
+            let single = p.kind() == "list_splat_pattern"
+                || (p.kind() == "typed_parameter"
+                    && p.named_child(0)
+                        .is_some_and(|n| n.kind() == "list_splat_pattern"));
+            let name = match p.kind() {
+                "identifier" => Some(p),
+                "typed_parameter" => p.named_child(0).filter(|n| n.kind() == "identifier"),
+                "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+                _ => None,
+            };
+            if double {
+                out.rest = Some(position);
+            } else if let Some(n) = name {
+                let n = text(n, src);
+                if !matches!(n, "self" | "cls") {
+                    let default = p.kind().ends_with("default_parameter");
+                    out.named.push((position, n.to_string(), span(p), default));
+                }
+            } else if !single {
+                continue; // `*`, `/`: not parameters
+            }
+            position += 1;
+        }
+        out
+    }
 }
 
 /// A record as the model has it.
@@ -223,6 +282,11 @@ struct Analyzer<'a> {
     /// Function name → its parameter names (the first definition), to
     /// place keyword arguments.
     signatures: HashMap<String, Vec<String>>,
+    /// Function name → what `f(**arguments)` makes of the arguments object
+    /// (the first definition).
+    splats: HashMap<String, Splat>,
+    /// Function name → calls that hand it an object with `**`.
+    splat_counts: HashMap<String, usize>,
     /// Module-level names bound to a dict literal with string keys: the
     /// keys, for `TABLE.get(x, default)`.
     tables: HashMap<String, Vec<String>>,
@@ -247,6 +311,25 @@ impl<'a> Analyzer<'a> {
                     self.signatures
                         .entry(text(name, self.src).to_string())
                         .or_insert(names);
+                    self.splats
+                        .entry(text(name, self.src).to_string())
+                        .or_insert_with(|| Splat::of(params, self.src));
+                }
+            }
+            "call" => {
+                let splat = n.child_by_field_name("arguments").is_some_and(|a| {
+                    let mut c = a.walk();
+                    a.named_children(&mut c)
+                        .any(|x| x.kind() == "dictionary_splat")
+                });
+                if splat
+                    && let Some(f) = n.child_by_field_name("function")
+                    && f.kind() == "identifier"
+                {
+                    *self
+                        .splat_counts
+                        .entry(text(f, self.src).to_string())
+                        .or_default() += 1;
                 }
             }
             "assignment" if depth <= 2 => {
@@ -414,7 +497,14 @@ impl<'a> Analyzer<'a> {
             fact.unused_params = unused_params(&fact.params, body, src);
         }
         let index = self.facts.fns.len();
-        let mut flow = Flow::new(src, &self.tables, &self.signatures, vars, fact);
+        let mut flow = Flow::new(
+            src,
+            &self.tables,
+            &self.signatures,
+            &self.splats,
+            vars,
+            fact,
+        );
         flow.block(body, 0, first_docstring(body));
         let arms = std::mem::take(&mut flow.arms);
         let written = flow.written.clone();
@@ -428,7 +518,14 @@ impl<'a> Analyzer<'a> {
                 params: self.facts.fns[index].params.clone(),
                 ..FnFact::default()
             };
-            let mut afl = Flow::new(src, &self.tables, &self.signatures, arm.vars, arm_fn);
+            let mut afl = Flow::new(
+                src,
+                &self.tables,
+                &self.signatures,
+                &self.splats,
+                arm.vars,
+                arm_fn,
+            );
             // Keys the dispatcher writes for every tool are written for this one.
             afl.written = written.clone();
             afl.block(arm.body, 0, None);
@@ -472,6 +569,7 @@ struct Flow<'s, 't> {
     src: &'s str,
     tables: &'s HashMap<String, Vec<String>>,
     signatures: &'s HashMap<String, Vec<String>>,
+    splats: &'s HashMap<String, Splat>,
     vars: HashMap<String, Var>,
     fact: FnFact,
     /// String literals written (not the docstring), with "is a dict key".
@@ -496,6 +594,7 @@ impl<'s, 't> Flow<'s, 't> {
         src: &'s str,
         tables: &'s HashMap<String, Vec<String>>,
         signatures: &'s HashMap<String, Vec<String>>,
+        splats: &'s HashMap<String, Splat>,
         vars: HashMap<String, Var>,
         fact: FnFact,
     ) -> Self {
@@ -503,6 +602,7 @@ impl<'s, 't> Flow<'s, 't> {
             src,
             tables,
             signatures,
+            splats,
             vars,
             fact,
             strings: Vec::new(),
@@ -1109,13 +1209,56 @@ impl<'s, 't> Flow<'s, 't> {
                 direct[pos] |= v.direct;
             }
         }
-        // The arguments object passed on whole (`handler(**args)`,
-        // `Model(**arguments)`, `validate(arguments)`): its keys are read
-        // elsewhere.
+        // `handler(**arguments)` to a function of this file: each named
+        // parameter the call does not fill otherwise reads the key of its
+        // name (at the parameter); the rest go to its `**kwargs`, where
+        // `kwargs.get("k")` reads them.
+        let mut splat_followed = false;
+        if splat_root != 0
+            && receiver.is_none()
+            && let Some(sp) = self.splats.get(&callee)
+        {
+            let given = positional
+                .iter()
+                .filter(|(a, _)| !matches!(a.kind(), "dictionary_splat" | "list_splat"))
+                .count();
+            let shared = sp.splat_calls > 1;
+            for (pos, name, at, default) in &sp.named {
+                if *pos < given || keywords.iter().any(|(k, _, _)| k == name) {
+                    continue;
+                }
+                // A shared function's optional parameters: taken when the
+                // tool declares them (so not "never read"), not missed when
+                // it does not.
+                if shared && *default {
+                    self.strings.push((name.clone(), false));
+                    continue;
+                }
+                self.fact.key_reads.push(KeyRead {
+                    key: name.clone(),
+                    span: *at,
+                    mask: splat_root,
+                    loud: false,
+                    parent: None,
+                });
+            }
+            if let Some(rest) = sp.rest {
+                while roots.len() <= rest {
+                    args.push(0);
+                    roots.push(0);
+                    direct.push(false);
+                }
+                roots[rest] |= splat_root;
+            }
+            splat_followed = true;
+        }
+        // The arguments object passed on whole (`Model(**arguments)`,
+        // `validate(arguments)`, a handler of another module): its keys
+        // are read elsewhere.
         // A function of the file is followed (its reads are its own); any
         // other call may read every key.
         let whole = roots.iter().fold(splat_root, |m, r| m | r);
-        if !self.signatures.contains_key(&callee) || splat_root != 0 {
+        if !self.signatures.contains_key(&callee) || (splat_root != 0 && !splat_followed) {
             self.fact.escapes |= whole;
         }
         let mask = args.iter().fold(0, |m, a| m | a);
