@@ -225,6 +225,7 @@ fn visit<'t>(
     }
     if node.kind() == "call" {
         call_registrations(file, root, node, out);
+        framework_registrations(file, root, node, out);
     }
     // The outermost literal that holds a tool definition: a list of tools
     // is one tool list.
@@ -723,6 +724,147 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
                 holes,
             },
         ));
+    }
+}
+
+/// Agent frameworks' call forms: LangChain's
+/// `StructuredTool.from_function(func=f, name=.., description=..)` (and
+/// `Tool.from_function`), pydantic-ai's `agent.tool_plain(f)` /
+/// `agent.tool(f)` on an `Agent(..)` and its `Agent(.., tools=[f,
+/// Tool(g, name=..)])`. The function may be a method (`self.search`).
+fn framework_registrations(
+    file: &Arc<SourceFile>,
+    root: TsNode,
+    call: TsNode,
+    out: &mut Vec<ToolDef>,
+) {
+    let src: &str = &file.text;
+    let Some(callee) = call.child_by_field_name("function") else {
+        return;
+    };
+    let args = call.child_by_field_name("arguments");
+    let callee_text = text(callee, src);
+    let last = callee_text.rsplit('.').next().unwrap_or(callee_text);
+    let mut register = |server: &str, f: TsNode, kw: Option<TsNode>, at: TsNode| {
+        let Some(function) = function_of(root, call, f, src) else {
+            return;
+        };
+        let name = kwarg(kw, "name", src).filter(|n| n.kind() == "string");
+        let (name, holes) = match name {
+            Some(v) => {
+                let (value, holes) = name_value(v, src);
+                (
+                    Some(Spanned {
+                        value,
+                        span: span(v),
+                    }),
+                    holes,
+                )
+            }
+            None => (None, Vec::new()),
+        };
+        out.extend(tool_from(
+            file,
+            Registration {
+                server: server.to_string(),
+                name,
+                description: kwarg(kw, "description", src),
+                function: Some(function),
+                at: span(at),
+                format: ToolFormat::PythonFunction,
+                holes,
+            },
+        ));
+    };
+    let langchain = src.contains("from langchain") || src.contains("import langchain");
+    let pydantic_ai = src.contains("pydantic_ai");
+    if langchain
+        && matches!(
+            callee_text,
+            "StructuredTool.from_function" | "Tool.from_function"
+        )
+    {
+        if let Some(f) = kwarg(args, "func", src).or_else(|| first_positional(args)) {
+            register("langchain", f, args, call);
+        }
+        return;
+    }
+    if !pydantic_ai {
+        return;
+    }
+    // `agent.tool_plain(f)`: the call form of the decorator.
+    if callee.kind() == "attribute"
+        && matches!(last, "tool" | "tool_plain")
+        && let Some(obj) = callee.child_by_field_name("object")
+        && is_agent(call, text(obj, src), src)
+        && let Some(f) = first_positional(args)
+        && matches!(f.kind(), "identifier" | "attribute")
+    {
+        register("pydantic-ai", f, args, call);
+        return;
+    }
+    // `Agent(.., tools=[f, Tool(g, name=..)])`
+    if last == "Agent"
+        && let Some(list) = kwarg(args, "tools", src).filter(|l| l.kind() == "list")
+    {
+        let mut c = list.walk();
+        for item in list.named_children(&mut c) {
+            match item.kind() {
+                "identifier" | "attribute" => register("pydantic-ai", item, None, item),
+                "call" if callee_name(item, src) == "Tool" => {
+                    let a = item.child_by_field_name("arguments");
+                    if let Some(f) = kwarg(a, "function", src).or_else(|| first_positional(a)) {
+                        register("pydantic-ai", f, a, item);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `obj` is a pydantic-ai agent: made from `Agent(..)` in the file, or a
+/// parameter typed as one (`def register(self, agent: Agent[None, str])`).
+fn is_agent(at: TsNode, obj: &str, src: &str) -> bool {
+    let agent = |class: &str| {
+        let base = class.split('[').next().unwrap_or(class).trim();
+        base.rsplit('.').next().unwrap_or(base) == "Agent"
+    };
+    made_by(src, obj).is_some_and(|c| c.ends_with("Agent"))
+        || (obj != "self" && server_parameter(at, obj, src, &agent) && {
+            // Untyped, `server_parameter` takes names like `mcp`: not an agent.
+            let lower = obj.to_ascii_lowercase();
+            !(lower.contains("mcp") || lower.contains("server"))
+        })
+}
+
+/// The function `f` names at `at`: one of the file's (`search`), or a
+/// method of the class `at` is in (`self.search`).
+fn function_of<'t>(
+    root: TsNode<'t>,
+    at: TsNode<'t>,
+    f: TsNode<'t>,
+    src: &str,
+) -> Option<TsNode<'t>> {
+    match f.kind() {
+        "identifier" => find_function(root, text(f, src), src),
+        "attribute" => {
+            let obj = f.child_by_field_name("object")?;
+            if text(obj, src) != "self" {
+                return None;
+            }
+            let name = text(f.child_by_field_name("attribute")?, src);
+            let mut class = at.parent();
+            while let Some(c) = class {
+                if c.kind() == "class_definition" {
+                    let body = c.child_by_field_name("body")?;
+                    return find_function(body, name, src);
+                }
+                class = c.parent();
+            }
+            None
+        }
+        _ => None,
     }
 }
 

@@ -236,3 +236,46 @@ fn tool_lists_in_modules_nothing_imports_are_set_aside_unless_named() {
     );
     assert_eq!(named.diagnostics.len(), 1);
 }
+
+/// Agent frameworks' call forms: pydantic-ai's `Agent(tools=[f, Tool(g,
+/// name=..)])` and `agent.tool_plain(self.method)` on an agent parameter,
+/// LangChain's `StructuredTool.from_function(func=.., name=..)`.
+#[test]
+fn tools_lists_agent_framework_call_forms() {
+    let out = bin()
+        .args([
+            "tools",
+            "tests/fixtures/N101/bad-python-framework-call-forms",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let got: Vec<(String, serde_json::Value, String)> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["parameters"].clone(),
+                t["handler"]["function"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let row = |n: &str, p: serde_json::Value, h: &str| (n.to_string(), p, h.to_string());
+    assert_eq!(
+        got,
+        [
+            row(
+                "convert_currency",
+                serde_json::json!(["amount", "to"]),
+                "convert_currency"
+            ),
+            row("fx.rate", serde_json::json!(["currency"]), "lookup_rate"),
+            row("forecast", serde_json::json!(["city", "days"]), "forecast"),
+            row("docs.search", serde_json::json!(["query"]), "search_docs"),
+        ]
+    );
+}
