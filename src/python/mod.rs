@@ -709,21 +709,33 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
         let function = (f.kind() == "identifier")
             .then(|| find_function(root, text(f, src), src))
             .flatten();
+        // A function imported from another module (`mcp.tool()(get_projects)`):
+        // named after it; its schema and docstring are not here.
+        let name = name.or_else(|| {
+            (f.kind() == "identifier" && brought_in(src, text(f, src)))
+                .then(|| imported_name(f, src))
+        });
         if name.is_none() && function.is_none() {
             continue;
         }
-        out.extend(tool_from(
-            file,
-            Registration {
-                server: obj.to_string(),
-                name,
-                description,
-                function,
-                at: span(call),
-                format: ToolFormat::Fastmcp,
-                holes,
-            },
-        ));
+        out.extend(
+            tool_from(
+                file,
+                Registration {
+                    server: obj.to_string(),
+                    name,
+                    description,
+                    function,
+                    at: span(call),
+                    format: ToolFormat::Fastmcp,
+                    holes,
+                },
+            )
+            .map(|mut t| {
+                t.branch = branch(call);
+                t
+            }),
+        );
     }
 }
 
@@ -746,9 +758,11 @@ fn framework_registrations(
     let callee_text = text(callee, src);
     let last = callee_text.rsplit('.').next().unwrap_or(callee_text);
     let mut register = |server: &str, f: TsNode, kw: Option<TsNode>, at: TsNode| {
-        let Some(function) = function_of(root, call, f, src) else {
+        let function = function_of(root, call, f, src);
+        // Imported from another module: named after it, no schema here.
+        if function.is_none() && !(f.kind() == "identifier" && brought_in(src, text(f, src))) {
             return;
-        };
+        }
         let name = kwarg(kw, "name", src).filter(|n| n.kind() == "string");
         let (name, holes) = match name {
             Some(v) => {
@@ -761,7 +775,10 @@ fn framework_registrations(
                     holes,
                 )
             }
-            None => (None, Vec::new()),
+            None => (
+                function.is_none().then(|| imported_name(f, src)),
+                Vec::new(),
+            ),
         };
         out.extend(tool_from(
             file,
@@ -769,7 +786,7 @@ fn framework_registrations(
                 server: server.to_string(),
                 name,
                 description: kwarg(kw, "description", src),
-                function: Some(function),
+                function,
                 at: span(at),
                 format: ToolFormat::PythonFunction,
                 holes,
@@ -820,6 +837,25 @@ fn framework_registrations(
                 _ => {}
             }
         }
+    }
+}
+
+/// The file imports `name`, also in a parenthesised import over several
+/// lines.
+fn brought_in(src: &str, name: &str) -> bool {
+    imports_name(src, name)
+        || imported_names(src)
+            .0
+            .binary_search_by(|n| n.as_str().cmp(name))
+            .is_ok()
+}
+
+/// The name of a function passed by name (`get_projects`), where it is
+/// passed.
+fn imported_name(f: TsNode, src: &str) -> Spanned<String> {
+    Spanned {
+        value: text(f, src).to_string(),
+        span: span(f),
     }
 }
 

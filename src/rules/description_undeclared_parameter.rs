@@ -120,6 +120,20 @@ fn output_sections(text: &str) -> Vec<(usize, usize)> {
 fn mentions(text: &str, declared: &[&str]) -> Vec<Mention> {
     let mut out = Vec::new();
     listed(text, &mut out);
+    // A quoted word inside the `Args:` entry of a declared parameter talks
+    // about that parameter's values (`limit: .. objects carry
+    // \`related_event_tickers\` arrays`), not about a parameter of its own.
+    let entries: Vec<(usize, bool)> = out
+        .iter()
+        .map(|m| (m.at, declared.contains(&m.word.as_str())))
+        .collect();
+    let in_entry = |at: usize| {
+        entries
+            .iter()
+            .rev()
+            .find(|(e, _)| *e < at)
+            .is_some_and(|(e, own)| *own && !text[*e..at].contains("\n\n"))
+    };
     let outputs = output_sections(text);
     let in_output = |at: usize| outputs.iter().any(|(a, b)| (*a..*b).contains(&at));
     for c in NAMED.captures_iter(text) {
@@ -138,7 +152,10 @@ fn mentions(text: &str, declared: &[&str]) -> Vec<Mention> {
     }
     for c in QUOTED.captures_iter(text) {
         let m = c.get(1).unwrap();
-        if !in_output(m.start()) && declared.iter().any(|d| typo_of(m.as_str(), d)) {
+        if !in_output(m.start())
+            && !in_entry(m.start())
+            && declared.iter().any(|d| typo_of(m.as_str(), d))
+        {
             out.push(Mention {
                 word: m.as_str().to_string(),
                 at: m.start(),

@@ -49,11 +49,16 @@ impl Rule for DuplicateToolName {
                     ))
                     .label("defined again here")
                     .secondary(&earlier.name_file, earlier.name.span, "first defined here")
-                    .note(
+                    .note(if tool.format == crate::model::ToolFormat::Fastmcp {
+                        "a FastMCP server keeps one registration of a name and drops the other \
+                         with only a log warning (the MCP SDK keeps the first, the standalone \
+                         fastmcp package the last): the other function is never called, and \
+                         its schema and description are never shown"
+                    } else {
                         "Anthropic rejects the whole request (`tools: Tool names must be unique.`); \
                          MCP clients keep one definition and silently drop the other, so the model \
-                         calls a tool whose schema it was not shown",
-                    )
+                         calls a tool whose schema it was not shown"
+                    })
                     .help("rename or remove one of the two definitions")
                     .for_tool_name(tool),
             );
