@@ -227,6 +227,11 @@ fn visit<'t>(
         call_registrations(file, root, node, out);
         framework_registrations(file, root, node, out);
     }
+    if node.kind() == "class_definition"
+        && let Some(t) = base_tool_class(file, node)
+    {
+        out.push(t);
+    }
     // The outermost literal that holds a tool definition: a list of tools
     // is one tool list.
     let tool_call = || node.kind() == "call" && callee_name(node, &file.text).ends_with("Tool");
@@ -872,6 +877,123 @@ fn is_agent(at: TsNode, obj: &str, src: &str) -> bool {
             let lower = obj.to_ascii_lowercase();
             !(lower.contains("mcp") || lower.contains("server"))
         })
+}
+
+/// A tool class of LangChain or CrewAI: `class Search(BaseTool):` with
+/// `name: str = "search"`, `description: str = ".."`, an optional
+/// `args_schema: Type[BaseModel] = SearchInput` and a `_run` method (the
+/// handler). The schema is the `args_schema` model's; without one, CrewAI
+/// derives it from `_run`'s signature (LangChain takes a single string,
+/// which is not judged).
+fn base_tool_class(file: &Arc<SourceFile>, class: TsNode) -> Option<ToolDef> {
+    let src: &str = &file.text;
+    let bases = class.child_by_field_name("superclasses")?;
+    let is_tool = {
+        let mut c = bases.walk();
+        bases.named_children(&mut c).any(|b| {
+            let t = text(b, src);
+            t.rsplit('.').next() == Some("BaseTool")
+        })
+    };
+    let framework = if src.contains("from crewai") || src.contains("import crewai") {
+        "crewai"
+    } else if src.contains("from langchain") || src.contains("import langchain") {
+        "langchain"
+    } else {
+        return None;
+    };
+    if !is_tool {
+        return None;
+    }
+    let body = class.child_by_field_name("body")?;
+    let mut name = None;
+    let mut description = None;
+    let mut args_schema = None;
+    let mut run = None;
+    let mut c = body.walk();
+    for stmt in body.named_children(&mut c) {
+        match stmt.kind() {
+            "expression_statement" => {
+                let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment") else {
+                    continue;
+                };
+                let (Some(l), Some(r)) = (
+                    a.child_by_field_name("left"),
+                    a.child_by_field_name("right"),
+                ) else {
+                    continue;
+                };
+                match text(l, src) {
+                    "name" => name = Some(r),
+                    "description" => description = Some(r),
+                    "args_schema" => args_schema = Some(r),
+                    _ => {}
+                }
+            }
+            "function_definition" | "decorated_definition" => {
+                let def = if stmt.kind() == "decorated_definition" {
+                    stmt.child_by_field_name("definition")?
+                } else {
+                    stmt
+                };
+                if def
+                    .child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "_run")
+                {
+                    run = Some(def);
+                }
+            }
+            _ => {}
+        }
+    }
+    let description = description.map(unparenthesised);
+    // An abstract base (`class GmailToolBase(BaseTool)` without `_run`).
+    run?;
+    let name = name.map(unparenthesised).filter(|n| n.kind() == "string")?;
+    let (value, holes) = name_value(name, src);
+    let mut t = tool_from(
+        file,
+        Registration {
+            server: framework.to_string(),
+            name: Some(Spanned {
+                value,
+                span: span(name),
+            }),
+            description,
+            function: run,
+            at: span(class),
+            format: ToolFormat::PythonFunction,
+            holes,
+        },
+    )?;
+    // Not the method's docstring: the class attribute is the description.
+    if description.is_none() {
+        t.description = None;
+        t.description_dynamic = false;
+    }
+    match args_schema {
+        Some(model) => {
+            let record = (model.kind() == "identifier")
+                .then(|| records::find(model, text(model, src), src))
+                .flatten();
+            t.input_schema = record.map(|r| {
+                let at = r.name_span;
+                synth(NodeKind::Object(record_schema(&r, src, 0)), at)
+            });
+        }
+        None if framework == "langchain" => t.input_schema = None,
+        None => {}
+    }
+    Some(t)
+}
+
+/// `("a" "b")` → the concatenation inside.
+fn unparenthesised(n: TsNode) -> TsNode {
+    if n.kind() == "parenthesized_expression" {
+        n.named_child(0).unwrap_or(n)
+    } else {
+        n
+    }
 }
 
 /// The function `f` names at `at`: one of the file's (`search`), or a

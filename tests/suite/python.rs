@@ -279,3 +279,50 @@ fn tools_lists_agent_framework_call_forms() {
         ]
     );
 }
+
+/// CrewAI `BaseTool` subclasses: name and description from the class
+/// attributes, parameters from `args_schema` (else `_run`), `_run` the
+/// handler; an abstract base without `_run` is not a tool.
+#[test]
+fn tools_lists_base_tool_subclasses() {
+    let out = bin()
+        .args([
+            "tools",
+            "tests/fixtures/N101/bad-python-base-tool",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let got: Vec<(String, serde_json::Value, serde_json::Value, String)> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["parameters"].clone(),
+                t["required"].clone(),
+                t["handler"]["function"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "gmail.save_draft".to_string(),
+                serde_json::json!(["subject", "body", "recipient"]),
+                serde_json::json!(["subject", "body"]),
+                "_run".to_string()
+            ),
+            (
+                "read_file".to_string(),
+                serde_json::json!(["file_path"]),
+                serde_json::json!(["file_path"]),
+                "_run".to_string()
+            ),
+        ]
+    );
+}
