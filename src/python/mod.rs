@@ -115,15 +115,14 @@ pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef>
     let mut out = Vec::new();
     let mut literals = Vec::new();
     let root = tree.root_node();
-    visit(file, root, root, 0, &mut out, &mut literals);
+    let frameworks = Frameworks::of(&file.text);
+    visit(file, &frameworks, root, root, 0, &mut out, &mut literals);
     let mut listed = crate::extract::manifest::extract(file, &literals);
     // A list bound at the module's top level to a name nothing else in the
     // file uses is offered only through a module that imports it.
-    let unused: Vec<(Span, String)> = module_bindings(root, &file.text)
-        .into_iter()
-        .filter(|(_, name)| word_count(&file.text, name) == 1)
-        .collect();
-    if !unused.is_empty() {
+    if !listed.is_empty() {
+        let bindings = module_bindings(root, &file.text);
+        let mut unused: Vec<Option<bool>> = vec![None; bindings.len()];
         let module = file
             .path
             .file_stem()
@@ -131,10 +130,14 @@ pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef>
             .unwrap_or("")
             .to_string();
         for t in &mut listed {
-            if unused
+            let Some(i) = bindings
                 .iter()
-                .any(|(sp, _)| sp.start <= t.span.start && t.span.end <= sp.end)
-            {
+                .position(|(sp, _)| sp.start <= t.span.start && t.span.end <= sp.end)
+            else {
+                continue;
+            };
+            // Counted once per binding that holds a tool.
+            if *unused[i].get_or_insert_with(|| word_count(&file.text, &bindings[i].1) == 1) {
                 t.needs_import = Some(module.clone());
             }
         }
@@ -207,8 +210,26 @@ pub fn imported_names(text: &str) -> (Vec<String>, bool) {
     (out, dynamic)
 }
 
+/// Which agent frameworks a file uses, looked up once per file.
+struct Frameworks {
+    langchain: bool,
+    pydantic_ai: bool,
+    crewai: bool,
+}
+
+impl Frameworks {
+    fn of(src: &str) -> Frameworks {
+        Frameworks {
+            langchain: src.contains("from langchain") || src.contains("import langchain"),
+            pydantic_ai: src.contains("pydantic_ai"),
+            crewai: src.contains("from crewai") || src.contains("import crewai"),
+        }
+    }
+}
+
 fn visit<'t>(
     file: &Arc<SourceFile>,
+    fw: &Frameworks,
     root: TsNode<'t>,
     node: TsNode<'t>,
     depth: usize,
@@ -225,10 +246,13 @@ fn visit<'t>(
     }
     if node.kind() == "call" {
         call_registrations(file, root, node, out);
-        framework_registrations(file, root, node, out);
+        if fw.langchain || fw.pydantic_ai {
+            framework_registrations(file, fw, root, node, out);
+        }
     }
     if node.kind() == "class_definition"
-        && let Some(t) = base_tool_class(file, node)
+        && (fw.crewai || fw.langchain)
+        && let Some(t) = base_tool_class(file, fw, node)
     {
         out.push(t);
     }
@@ -247,7 +271,7 @@ fn visit<'t>(
     }
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        visit(file, root, child, depth + 1, out, literals);
+        visit(file, fw, root, child, depth + 1, out, literals);
     }
 }
 
@@ -751,6 +775,7 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
 /// Tool(g, name=..)])`. The function may be a method (`self.search`).
 fn framework_registrations(
     file: &Arc<SourceFile>,
+    fw: &Frameworks,
     root: TsNode,
     call: TsNode,
     out: &mut Vec<ToolDef>,
@@ -798,9 +823,7 @@ fn framework_registrations(
             },
         ));
     };
-    let langchain = src.contains("from langchain") || src.contains("import langchain");
-    let pydantic_ai = src.contains("pydantic_ai");
-    if langchain
+    if fw.langchain
         && matches!(
             callee_text,
             "StructuredTool.from_function" | "Tool.from_function"
@@ -811,7 +834,7 @@ fn framework_registrations(
         }
         return;
     }
-    if !pydantic_ai {
+    if !fw.pydantic_ai {
         return;
     }
     // `agent.tool_plain(f)`: the call form of the decorator.
@@ -885,7 +908,7 @@ fn is_agent(at: TsNode, obj: &str, src: &str) -> bool {
 /// handler). The schema is the `args_schema` model's; without one, CrewAI
 /// derives it from `_run`'s signature (LangChain takes a single string,
 /// which is not judged).
-fn base_tool_class(file: &Arc<SourceFile>, class: TsNode) -> Option<ToolDef> {
+fn base_tool_class(file: &Arc<SourceFile>, fw: &Frameworks, class: TsNode) -> Option<ToolDef> {
     let src: &str = &file.text;
     let bases = class.child_by_field_name("superclasses")?;
     let is_tool = {
@@ -895,9 +918,9 @@ fn base_tool_class(file: &Arc<SourceFile>, class: TsNode) -> Option<ToolDef> {
             t.rsplit('.').next() == Some("BaseTool")
         })
     };
-    let framework = if src.contains("from crewai") || src.contains("import crewai") {
+    let framework = if fw.crewai {
         "crewai"
-    } else if src.contains("from langchain") || src.contains("import langchain") {
+    } else if fw.langchain {
         "langchain"
     } else {
         return None;
