@@ -142,6 +142,25 @@ pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef>
             }
         }
     }
+    // A tool written in a class with a method that runs it (`class
+    // SearchToolHandler(ToolHandler)`: `get_tool_description` returns the
+    // `Tool(..)`, `run_tool(self, args)` runs it).
+    if listed.iter().any(|t| t.handler.is_none()) {
+        let classes = run_methods(root, &file.text);
+        for t in listed.iter_mut().filter(|t| t.handler.is_none()) {
+            let inner = classes
+                .iter()
+                .filter(|(sp, _)| sp.start <= t.span.start && t.span.end <= sp.end)
+                .min_by_key(|(sp, _)| sp.end - sp.start);
+            if let Some((_, m)) = inner {
+                t.handler = Some(Handler {
+                    file: Arc::clone(file),
+                    span: span(*m),
+                    name: text(*m, &file.text).to_string(),
+                });
+            }
+        }
+    }
     out.extend(listed);
     out
 }
@@ -319,6 +338,10 @@ fn value(n: TsNode, src: &str, depth: usize) -> Node {
                     .collect(),
             )
         }
+        // `name=self.name` in a tool class (`super().__init__("search")`).
+        "attribute" if let Some((v, sp)) = self_attribute(n, src) => {
+            return synth(NodeKind::String(v), sp);
+        }
         "string" | "concatenated_string" | "identifier" | "attribute" | "binary_operator" => {
             match name_value(n, src) {
                 (s, holes) if holes.is_empty() => NodeKind::String(s),
@@ -365,6 +388,105 @@ fn value(n: TsNode, src: &str, depth: usize) -> Node {
         _ => return opaque(),
     };
     synth(kind, at)
+}
+
+/// The string `self.X` holds in the class it is read in: a class attribute
+/// (`X = "search"`), `self.X = "search"` in a method, or, for `name` /
+/// `tool_name`, the first argument of `super().__init__("search")` (the
+/// `ToolHandler` base class of many MCP servers keeps it as `self.name`).
+fn self_attribute(n: TsNode, src: &str) -> Option<(String, Span)> {
+    let obj = n.child_by_field_name("object")?;
+    if text(obj, src) != "self" {
+        return None;
+    }
+    let attr = text(n.child_by_field_name("attribute")?, src);
+    let mut at = n.parent();
+    let class = loop {
+        let c = at?;
+        if c.kind() == "class_definition" {
+            break c;
+        }
+        at = c.parent();
+    };
+    let body = class.child_by_field_name("body")?;
+    let literal = |v: TsNode| -> Option<(String, Span)> {
+        let (value, holes) = name_value(v, src);
+        (holes.is_empty() && matches!(v.kind(), "string" | "identifier" | "concatenated_string"))
+            .then(|| (value, span(v)))
+    };
+    let value = find_first(body, 0, &|x| match x.kind() {
+        "assignment" => {
+            let l = x.child_by_field_name("left")?;
+            let r = x.child_by_field_name("right")?;
+            let lt = text(l, src);
+            (lt == attr || lt == format!("self.{attr}")).then_some(r)
+        }
+        "call" if matches!(attr, "name" | "tool_name") => {
+            let f = x.child_by_field_name("function")?;
+            (text(f, src).replace(' ', "") == "super().__init__")
+                .then(|| first_positional(x.child_by_field_name("arguments")))
+                .flatten()
+        }
+        _ => None,
+    })?;
+    literal(value)
+}
+
+/// Methods that run a tool class's tool: `run_tool(self, args)` of the
+/// `ToolHandler` pattern, and the like.
+const RUN_METHODS: &[&str] = &[
+    "run_tool", "execute", "run", "handle", "invoke", "call", "__call__",
+];
+
+/// Tool classes' handlers: for each class with a method of
+/// [`RUN_METHODS`], the class's span and the method's name.
+fn run_methods<'t>(root: TsNode<'t>, src: &str) -> Vec<(Span, TsNode<'t>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            continue;
+        }
+        if n.kind() == "class_definition"
+            && let Some(body) = n.child_by_field_name("body")
+        {
+            let mut c = body.walk();
+            let method = body.named_children(&mut c).find_map(|m| {
+                let def = if m.kind() == "decorated_definition" {
+                    m.child_by_field_name("definition")?
+                } else {
+                    m
+                };
+                let name = def.child_by_field_name("name")?;
+                // It takes the arguments (`args: dict`, `**kwargs`), not a
+                // server's `run(self, host, port)`.
+                let takes_args = def.child_by_field_name("parameters").is_some_and(|p| {
+                    let mut c = p.walk();
+                    p.named_children(&mut c).any(|a| {
+                        let t = text(a, src);
+                        let (n, ty) = t.split_once(':').unwrap_or((t, ""));
+                        let n = n.trim().trim_start_matches('*');
+                        matches!(n, "args" | "arguments" | "params" | "tool_input" | "kwargs")
+                            || ty.contains("dict")
+                            || ty.contains("Dict")
+                            || ty.contains("Mapping")
+                    })
+                });
+                (def.kind() == "function_definition"
+                    && RUN_METHODS.contains(&text(name, src))
+                    && takes_args)
+                    .then_some(name)
+            });
+            if let Some(m) = method {
+                out.push((span(n), m));
+            }
+        }
+        let mut c = n.walk();
+        for child in n.named_children(&mut c) {
+            stack.push((child, depth + 1));
+        }
+    }
+    out
 }
 
 /// `@mcp.tool`, `@mcp.tool()`, `@server.tool(name=.., description=..)`
