@@ -1657,13 +1657,7 @@ impl<'s, 't> Flow<'s, 't> {
                 if stmt.kind() != "expression_statement" {
                     continue;
                 }
-                let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment") else {
-                    continue;
-                };
-                let (Some(l), Some(r)) = (
-                    a.child_by_field_name("left"),
-                    a.child_by_field_name("right"),
-                ) else {
+                let Some((l, r)) = super::assignment(stmt) else {
                     continue;
                 };
                 if l.kind() != "identifier" || r.kind() != "call" {

@@ -506,19 +506,7 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         // `@mcp.tool(name="x")`, or FastMCP's positional `@mcp.tool("x")`.
         let given = kwarg(args, "name", src)
             .or_else(|| first_positional(args).filter(|a| a.kind() == "string"));
-        let (name, holes) = match given {
-            Some(v) => {
-                let (value, holes) = name_value(v, src);
-                (
-                    Some(Spanned {
-                        value,
-                        span: span(v),
-                    }),
-                    holes,
-                )
-            }
-            None => (None, Vec::new()),
-        };
+        let (name, holes) = given_name(given, src);
         return tool_from(
             file,
             Registration {
@@ -539,19 +527,7 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
     let (framework, name_arg, args) = decorators
         .iter()
         .find_map(|d| framework_decorator(*d, src))?;
-    let (name, holes) = match name_arg {
-        Some(v) => {
-            let (value, holes) = name_value(v, src);
-            (
-                Some(Spanned {
-                    value,
-                    span: span(v),
-                }),
-                holes,
-            )
-        }
-        None => (None, Vec::new()),
-    };
+    let (name, holes) = given_name(name_arg, src);
     tool_from(
         file,
         Registration {
@@ -916,22 +892,8 @@ fn framework_registrations(
             return;
         }
         let name = kwarg(kw, "name", src).filter(|n| n.kind() == "string");
-        let (name, holes) = match name {
-            Some(v) => {
-                let (value, holes) = name_value(v, src);
-                (
-                    Some(Spanned {
-                        value,
-                        span: span(v),
-                    }),
-                    holes,
-                )
-            }
-            None => (
-                function.is_none().then(|| imported_name(f, src)),
-                Vec::new(),
-            ),
-        };
+        let (name, holes) = given_name(name, src);
+        let name = name.or_else(|| function.is_none().then(|| imported_name(f, src)));
         out.extend(tool_from(
             file,
             Registration {
@@ -1000,6 +962,33 @@ fn brought_in(src: &str, name: &str) -> bool {
             .is_ok()
 }
 
+/// `left = right` as a statement: its two sides.
+pub(crate) fn assignment(stmt: TsNode) -> Option<(TsNode, TsNode)> {
+    let a = stmt.named_child(0).filter(|a| a.kind() == "assignment")?;
+    Some((
+        a.child_by_field_name("left")?,
+        a.child_by_field_name("right")?,
+    ))
+}
+
+/// A name given to a registration (`name="x"`, an f-string, a constant),
+/// with the byte ranges filled in at run time.
+fn given_name(v: Option<TsNode>, src: &str) -> (Option<Spanned<String>>, Vec<(usize, usize)>) {
+    match v {
+        Some(v) => {
+            let (value, holes) = name_value(v, src);
+            (
+                Some(Spanned {
+                    value,
+                    span: span(v),
+                }),
+                holes,
+            )
+        }
+        None => (None, Vec::new()),
+    }
+}
+
 /// The name of a function passed by name (`get_projects`), where it is
 /// passed.
 fn imported_name(f: TsNode, src: &str) -> Spanned<String> {
@@ -1059,13 +1048,7 @@ fn base_tool_class(file: &Arc<SourceFile>, fw: &Frameworks, class: TsNode) -> Op
     for stmt in body.named_children(&mut c) {
         match stmt.kind() {
             "expression_statement" => {
-                let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment") else {
-                    continue;
-                };
-                let (Some(l), Some(r)) = (
-                    a.child_by_field_name("left"),
-                    a.child_by_field_name("right"),
-                ) else {
+                let Some((l, r)) = assignment(stmt) else {
                     continue;
                 };
                 match text(l, src) {
