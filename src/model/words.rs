@@ -199,6 +199,9 @@ pub const BOUND_WORDS: &[&str] = &[
 /// Does a (lower-case) text state a bound in one of [`BOUND_WORDS`]?
 pub fn states_bound(text: &str) -> bool {
     BOUND_WORDS.iter().any(|w| has_phrase(text, w))
+        // Chinese and Japanese: "最大 100", "最多", "上限", "不超过"; written
+        // without spaces, so no word boundary is asked for.
+        || ["最大", "最多", "上限", "不超过", "以内"].iter().any(|w| text.contains(w))
 }
 
 /// Does a parameter's description say it has no effect ("Not currently

@@ -1348,10 +1348,12 @@ impl<'s, 't> Flow<'s, 't> {
     /// `TABLE.get(x, DEFAULT)`: a select over `x` among the table's keys.
     fn select_by_table(&mut self, e: TsNode, func: TsNode, positional: &[(TsNode, Var)]) {
         let src = self.src;
-        let [(subject, sv), (default, _)] = positional else {
+        let [(subject, sv), (default, dv)] = positional else {
             return;
         };
-        if sv.mask == 0 {
+        // `ALIASES.get(x.strip().lower(), x)`: the value itself when it has
+        // no alias, a pass-through, not a replacement.
+        if sv.mask == 0 || (dv.mask & sv.mask != 0 && dv.direct) {
             return;
         }
         let Some(obj) = func.child_by_field_name("object") else {

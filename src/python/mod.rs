@@ -710,6 +710,14 @@ fn tool_from(file: &Arc<SourceFile>, r: Registration) -> Option<ToolDef> {
             None => (None, true),
         },
         None => match r.function {
+            // `_fn.__doc__ = f"..."` before it is registered: set at run time.
+            Some(def)
+                if def
+                    .child_by_field_name("name")
+                    .is_some_and(|n| src.contains(&format!("{}.__doc__", text(n, src)))) =>
+            {
+                (None, true)
+            }
             Some(def) => (docstring(def, src), false),
             // A function from another module: its docstring is not here.
             None => (None, true),
