@@ -456,6 +456,20 @@ fn side_channel(name: &str) -> bool {
         || n == "log"
 }
 
+/// For each tool (by index), the functions of the surface that reach it,
+/// in order.
+pub fn by_tool(surface: &HashMap<FnRef, Reach>, tools: usize) -> Vec<Vec<FnRef>> {
+    let mut by_tool: Vec<Vec<FnRef>> = vec![Vec::new(); tools];
+    let mut reached: Vec<(&FnRef, &Reach)> = surface.iter().collect();
+    reached.sort_by_key(|(f, _)| **f);
+    for (f, reach) in reached {
+        for t in &reach.tools {
+            by_tool[*t].push(*f);
+        }
+    }
+    by_tool
+}
+
 /// Handlers and dispatchers, then what they call, up to [`MAX_CALL_DEPTH`]:
 /// each function with the parameters that carry tool arguments, those that
 /// hold the arguments object, and the tools that reach it. A tool's reach

@@ -217,6 +217,36 @@ pub struct FnFact {
     pub unused_params: Vec<usize>,
 }
 
+impl FnFact {
+    /// What the string literals a function's body writes tell, each with
+    /// whether it is written as a key of an object the body builds
+    /// (`{"k": ..}`): the strings not written as keys (keys it may read
+    /// some way the key reads do not show: `ctx.resolved_path("path")`, a
+    /// table of keys), whether it says it cannot act, and whether its output
+    /// marks a cut (a marker string, a count of the whole, a key that says
+    /// there is more: `"has_more"`, `"next_cursor"`).
+    pub fn learn_strings(&mut self, strings: &[(String, bool)], markers: &[String]) {
+        let mut literals: Vec<String> = strings
+            .iter()
+            .filter(|(s, key)| {
+                !key && !s.is_empty() && s.len() <= 64 && !s.contains(char::is_whitespace)
+            })
+            .map(|(s, _)| s.clone())
+            .collect();
+        literals.sort_unstable();
+        literals.dedup();
+        self.key_literals = literals;
+        self.says_unavailable = strings
+            .iter()
+            .any(|(s, _)| crate::model::words::says_unavailable(s));
+        self.marks_truncation = strings.iter().any(|(s, key)| {
+            crate::model::words::mentions_truncation(s, markers)
+                || crate::model::words::names_a_total(s)
+                || (*key && crate::model::words::truncation_field(s))
+        });
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ParamFact {
     /// The bound name (`args`), or the pattern's text when destructured.

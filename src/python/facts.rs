@@ -620,26 +620,8 @@ impl<'s, 't> Flow<'s, 't> {
         self.fact
             .key_reads
             .retain(|r| r.parent.is_some() || !written.contains(&r.key));
-        let markers: &[String] = &[];
         let strings = std::mem::take(&mut self.strings);
-        let mut literals: Vec<String> = strings
-            .iter()
-            .filter(|(s, key)| {
-                !key && !s.is_empty() && s.len() <= 64 && !s.contains(char::is_whitespace)
-            })
-            .map(|(s, _)| s.clone())
-            .collect();
-        literals.sort_unstable();
-        literals.dedup();
-        self.fact.key_literals = literals;
-        self.fact.says_unavailable = strings
-            .iter()
-            .any(|(s, _)| crate::model::words::says_unavailable(s));
-        self.fact.marks_truncation = strings.iter().any(|(s, key)| {
-            crate::model::words::mentions_truncation(s, markers)
-                || crate::model::words::names_a_total(s)
-                || (*key && crate::model::words::truncation_field(s))
-        });
+        self.fact.learn_strings(&strings, &[]);
         if self
             .fact
             .sites

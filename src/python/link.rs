@@ -113,14 +113,7 @@ pub fn findings(
             .collect()
     };
     let surface = crate::link::surface(&files, &code_tools, &dispatchers, &targets);
-    let mut by_tool: Vec<Vec<FnRef>> = vec![Vec::new(); code_tools.len()];
-    let mut reached: Vec<(&FnRef, &crate::link::Reach)> = surface.iter().collect();
-    reached.sort_by_key(|(f, _)| **f);
-    for (f, reach) in reached {
-        for t in &reach.tools {
-            by_tool[*t].push(*f);
-        }
-    }
+    let by_tool = crate::link::by_tool(&surface, code_tools.len());
     let mut k = Unit {
         files,
         tools: code_tools,

@@ -777,31 +777,13 @@ impl<'a> Analyzer<'a> {
                 ts::string_value(*n, src).map(|s| (s, key))
             })
             .collect();
-        // Strings not written as keys: keys read some way the key reads do
-        // not show (`ctx.resolved_path("path")`, a table of keys).
-        let mut literals: Vec<String> = strings
-            .iter()
-            .filter(|(s, key)| {
-                !key && !s.is_empty() && s.len() <= 64 && !s.contains(char::is_whitespace)
-            })
-            .map(|(s, _)| s.clone())
-            .collect();
-        literals.sort_unstable();
-        literals.dedup();
-        fact.key_literals = literals;
-        fact.says_unavailable = strings
-            .iter()
-            .any(|(s, _)| crate::model::words::says_unavailable(s));
-        // A marker string, a count of the whole, or a key of the result
-        // that says there is more (`"has_more": ..`, `"next_cursor": ..`).
-        fact.marks_truncation = strings.iter().any(|(s, key)| {
-            crate::model::words::mentions_truncation(s, self.cx.truncation_markers)
-                || crate::model::words::names_a_total(s)
-                || (*key && crate::model::words::truncation_field(s))
-        }) || flow
-            .field_reads
-            .iter()
-            .any(|f| crate::model::words::truncation_field(f));
+        fact.learn_strings(&strings, self.cx.truncation_markers);
+        // A field of the result that says there is more.
+        fact.marks_truncation = fact.marks_truncation
+            || flow
+                .field_reads
+                .iter()
+                .any(|f| crate::model::words::truncation_field(f));
         self.facts
             .field_reads
             .extend(std::mem::take(&mut flow.field_reads));

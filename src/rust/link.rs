@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::analyze::{CALL_METHODS, SCHEMA_METHODS, synth};
 use super::values::{owned_type, type_name};
-use crate::link::{CodeTool, FnRef, Reach, Unit};
+use crate::link::{CodeTool, FnRef, Unit};
 use crate::model::code::*;
 use crate::model::{Handler, Intake, Label, NameAlternative, SchemaKind, Spanned, ToolDef};
 use crate::source::{SourceFile, Span};
@@ -947,14 +947,7 @@ pub fn link(
         .iter()
         .flat_map(|f| f.accessor_calls.iter().cloned())
         .collect();
-    let mut by_tool: Vec<Vec<FnRef>> = vec![Vec::new(); tools.len()];
-    let mut reached: Vec<(&FnRef, &Reach)> = surface.iter().collect();
-    reached.sort_by_key(|(f, _)| **f);
-    for (f, reach) in reached {
-        for t in &reach.tools {
-            by_tool[*t].push(*f);
-        }
-    }
+    let by_tool = crate::link::by_tool(&surface, tools.len());
     let mut k = Unit {
         files,
         tools,
