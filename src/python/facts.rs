@@ -92,15 +92,18 @@ pub fn analyze(
     let mut a = Analyzer {
         src: &file.text,
         tool_fns,
-        signatures: HashMap::new(),
-        splats: HashMap::new(),
+        m: Module {
+            signatures: HashMap::new(),
+            splats: HashMap::new(),
+            tables: HashMap::new(),
+            markers: cx.truncation_markers,
+        },
         splat_counts: HashMap::new(),
-        tables: HashMap::new(),
         facts: FileFacts::new(file),
     };
     a.prepass(root, 0);
     for (name, n) in &a.splat_counts {
-        if let Some(sp) = a.splats.get_mut(name) {
+        if let Some(sp) = a.m.splats.get_mut(name) {
             sp.splat_calls = *n;
         }
     }
@@ -279,18 +282,26 @@ fn key_policies(file: &Arc<SourceFile>, root: TsNode) -> Vec<KeyPolicy> {
 struct Analyzer<'a> {
     src: &'a str,
     tool_fns: &'a [usize],
+    /// What every function of the file looks up.
+    m: Module<'a>,
+    /// Function name → calls that hand it an object with `**`.
+    splat_counts: HashMap<String, usize>,
+    facts: FileFacts,
+}
+
+/// What the functions of one file share, learnt before any is followed.
+struct Module<'a> {
     /// Function name → its parameter names (the first definition), to
     /// place keyword arguments.
     signatures: HashMap<String, Vec<String>>,
     /// Function name → what `f(**arguments)` makes of the arguments object
     /// (the first definition).
     splats: HashMap<String, Splat>,
-    /// Function name → calls that hand it an object with `**`.
-    splat_counts: HashMap<String, usize>,
     /// Module-level names bound to a dict literal with string keys: the
     /// keys, for `TABLE.get(x, default)`.
     tables: HashMap<String, Vec<String>>,
-    facts: FileFacts,
+    /// The configured truncation markers (`truncation-markers`).
+    markers: &'a [String],
 }
 
 impl<'a> Analyzer<'a> {
@@ -308,10 +319,12 @@ impl<'a> Analyzer<'a> {
                         .into_iter()
                         .map(|(name, _, _)| name)
                         .collect();
-                    self.signatures
+                    self.m
+                        .signatures
                         .entry(text(name, self.src).to_string())
                         .or_insert(names);
-                    self.splats
+                    self.m
+                        .splats
                         .entry(text(name, self.src).to_string())
                         .or_insert_with(|| Splat::of(params, self.src));
                 }
@@ -341,7 +354,7 @@ impl<'a> Analyzer<'a> {
                 {
                     let keys = dict_keys(r, self.src);
                     if !keys.is_empty() {
-                        self.tables.insert(text(l, self.src).to_string(), keys);
+                        self.m.tables.insert(text(l, self.src).to_string(), keys);
                     }
                 }
             }
@@ -497,14 +510,7 @@ impl<'a> Analyzer<'a> {
             fact.unused_params = unused_params(&fact.params, body, src);
         }
         let index = self.facts.fns.len();
-        let mut flow = Flow::new(
-            src,
-            &self.tables,
-            &self.signatures,
-            &self.splats,
-            vars,
-            fact,
-        );
+        let mut flow = Flow::new(src, &self.m, vars, fact);
         flow.block(body, 0, first_docstring(body));
         let arms = std::mem::take(&mut flow.arms);
         let written = flow.written.clone();
@@ -518,14 +524,7 @@ impl<'a> Analyzer<'a> {
                 params: self.facts.fns[index].params.clone(),
                 ..FnFact::default()
             };
-            let mut afl = Flow::new(
-                src,
-                &self.tables,
-                &self.signatures,
-                &self.splats,
-                arm.vars,
-                arm_fn,
-            );
+            let mut afl = Flow::new(src, &self.m, arm.vars, arm_fn);
             // Keys the dispatcher writes for every tool are written for this one.
             afl.written = written.clone();
             afl.block(arm.body, 0, None);
@@ -567,9 +566,7 @@ struct Arm<'t> {
 
 struct Flow<'s, 't> {
     src: &'s str,
-    tables: &'s HashMap<String, Vec<String>>,
-    signatures: &'s HashMap<String, Vec<String>>,
-    splats: &'s HashMap<String, Splat>,
+    m: &'s Module<'s>,
     vars: HashMap<String, Var>,
     fact: FnFact,
     /// String literals written (not the docstring), with "is a dict key".
@@ -590,19 +587,10 @@ struct Flow<'s, 't> {
 }
 
 impl<'s, 't> Flow<'s, 't> {
-    fn new(
-        src: &'s str,
-        tables: &'s HashMap<String, Vec<String>>,
-        signatures: &'s HashMap<String, Vec<String>>,
-        splats: &'s HashMap<String, Splat>,
-        vars: HashMap<String, Var>,
-        fact: FnFact,
-    ) -> Self {
+    fn new(src: &'s str, m: &'s Module<'s>, vars: HashMap<String, Var>, fact: FnFact) -> Self {
         Flow {
             src,
-            tables,
-            signatures,
-            splats,
+            m,
             vars,
             fact,
             strings: Vec::new(),
@@ -621,7 +609,7 @@ impl<'s, 't> Flow<'s, 't> {
             .key_reads
             .retain(|r| r.parent.is_some() || !written.contains(&r.key));
         let strings = std::mem::take(&mut self.strings);
-        self.fact.learn_strings(&strings, &[]);
+        self.fact.learn_strings(&strings, self.m.markers);
         if self
             .fact
             .sites
@@ -1166,7 +1154,7 @@ impl<'s, 't> Flow<'s, 't> {
         // Keyword arguments go where the callee (when the file defines it)
         // has the parameter; else after the positional ones.
         if !keywords.is_empty() {
-            let params = self.signatures.get(&callee);
+            let params = self.m.signatures.get(&callee);
             for (name, _, v) in &keywords {
                 let shift = usize::from(receiver.is_some())
                     + usize::from(
@@ -1198,7 +1186,7 @@ impl<'s, 't> Flow<'s, 't> {
         let mut splat_followed = false;
         if splat_root != 0
             && receiver.is_none()
-            && let Some(sp) = self.splats.get(&callee)
+            && let Some(sp) = self.m.splats.get(&callee)
         {
             let given = positional
                 .iter()
@@ -1240,7 +1228,7 @@ impl<'s, 't> Flow<'s, 't> {
         // A function of the file is followed (its reads are its own); any
         // other call may read every key.
         let whole = roots.iter().fold(splat_root, |m, r| m | r);
-        if !self.signatures.contains_key(&callee) || (splat_root != 0 && !splat_followed) {
+        if !self.m.signatures.contains_key(&callee) || (splat_root != 0 && !splat_followed) {
             self.fact.escapes |= whole;
         }
         let mask = args.iter().fold(0, |m, a| m | a);
@@ -1342,7 +1330,7 @@ impl<'s, 't> Flow<'s, 't> {
             return;
         };
         let keys = match obj.kind() {
-            "identifier" => self.tables.get(text(obj, src)).cloned(),
+            "identifier" => self.m.tables.get(text(obj, src)).cloned(),
             "dictionary" => Some(dict_keys(obj, src)),
             _ => None,
         };

@@ -326,3 +326,42 @@ fn tools_lists_base_tool_subclasses() {
         ]
     );
 }
+
+/// The configured truncation markers count in Python output as in Rust:
+/// M302 fires on a cut until `<<snip>>` is a marker.
+#[test]
+fn truncation_markers_from_the_config_file_count_in_python() {
+    let dir = super::util::write_tree(&[(
+        "server.py",
+        r#"import subprocess
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("shell")
+
+MAX_OUTPUT = 20_000
+
+
+@mcp.tool()
+def run(command: str) -> str:
+    """Run a shell command and return its output."""
+    out = subprocess.run(command, shell=True, capture_output=True, text=True).stdout
+    if len(out) > MAX_OUTPUT:
+        return out[:MAX_OUTPUT] + "\n<<snip>>"
+    return out
+"#,
+    )]);
+    let m302 = || {
+        bin()
+            .current_dir(dir.path())
+            .args(["scan", ".", "--select", "M302"])
+            .assert()
+    };
+    m302().code(1);
+    std::fs::write(
+        dir.path().join("toolaudit.toml"),
+        "[options]\ntruncation-markers = [\"<<snip>>\"]\n",
+    )
+    .unwrap();
+    m302().code(0);
+}
