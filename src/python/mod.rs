@@ -229,11 +229,14 @@ pub fn imported_names(text: &str) -> (Vec<String>, bool) {
     (out, dynamic)
 }
 
-/// Which agent frameworks a file uses, looked up once per file.
+/// Which agent frameworks a file uses and the names it imports, looked up
+/// once per file.
 struct Frameworks {
     langchain: bool,
     pydantic_ai: bool,
     crewai: bool,
+    /// [`imported_names`], sorted.
+    imported: Vec<String>,
 }
 
 impl Frameworks {
@@ -242,7 +245,16 @@ impl Frameworks {
             langchain: src.contains("from langchain") || src.contains("import langchain"),
             pydantic_ai: src.contains("pydantic_ai"),
             crewai: src.contains("from crewai") || src.contains("import crewai"),
+            imported: imported_names(src).0,
         }
+    }
+
+    /// The file imports `name` (also in a parenthesised import over
+    /// several lines).
+    fn imports(&self, name: &str) -> bool {
+        self.imported
+            .binary_search_by(|n| n.as_str().cmp(name))
+            .is_ok()
     }
 }
 
@@ -264,7 +276,7 @@ fn visit<'t>(
         out.push(t);
     }
     if node.kind() == "call" {
-        call_registrations(file, root, node, out);
+        call_registrations(file, fw, root, node, out);
         if fw.langchain || fw.pydantic_ai {
             framework_registrations(file, fw, root, node, out);
         }
@@ -767,7 +779,13 @@ fn tool_from(file: &Arc<SourceFile>, r: Registration) -> Option<ToolDef> {
 /// `mcp.tool(name="x")(fn)` and `mcp.add_tool(fn, name="x")`, alone or in
 /// a loop over a literal of names (`for name, fn in TOOLS.items():`): one
 /// tool per name.
-fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &mut Vec<ToolDef>) {
+fn call_registrations(
+    file: &Arc<SourceFile>,
+    fw: &Frameworks,
+    root: TsNode,
+    call: TsNode,
+    out: &mut Vec<ToolDef>,
+) {
     let src: &str = &file.text;
     let Some(callee) = call.child_by_field_name("function") else {
         return;
@@ -847,8 +865,7 @@ fn call_registrations(file: &Arc<SourceFile>, root: TsNode, call: TsNode, out: &
         // A function imported from another module (`mcp.tool()(get_projects)`):
         // named after it; its schema and docstring are not here.
         let name = name.or_else(|| {
-            (f.kind() == "identifier" && brought_in(src, text(f, src)))
-                .then(|| imported_name(f, src))
+            (f.kind() == "identifier" && fw.imports(text(f, src))).then(|| imported_name(f, src))
         });
         if name.is_none() && function.is_none() {
             continue;
@@ -896,7 +913,7 @@ fn framework_registrations(
     let mut register = |server: &str, f: TsNode, kw: Option<TsNode>, at: TsNode| {
         let function = function_of(root, call, f, src);
         // Imported from another module: named after it, no schema here.
-        if function.is_none() && !(f.kind() == "identifier" && brought_in(src, text(f, src))) {
+        if function.is_none() && !(f.kind() == "identifier" && fw.imports(text(f, src))) {
             return;
         }
         let name = kwarg(kw, "name", src).filter(|n| n.kind() == "string");
@@ -958,16 +975,6 @@ fn framework_registrations(
             }
         }
     }
-}
-
-/// The file imports `name`, also in a parenthesised import over several
-/// lines.
-fn brought_in(src: &str, name: &str) -> bool {
-    imports_name(src, name)
-        || imported_names(src)
-            .0
-            .binary_search_by(|n| n.as_str().cmp(name))
-            .is_ok()
 }
 
 /// `left = right` as a statement: its two sides.
