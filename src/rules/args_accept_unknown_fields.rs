@@ -23,62 +23,61 @@ impl Rule for ArgsAcceptUnknownFields {
 
 /// Argument types (structs, models) that drop unknown keys.
 fn records(k: &Unit, out: &mut Vec<Diagnostic>) {
-    {
-        let mut seen = BTreeSet::new();
-        let checked: BTreeSet<&str> = k
-            .files
+    let mut seen = BTreeSet::new();
+    let checked: BTreeSet<&str> = k
+        .files
+        .iter()
+        .flat_map(|f| f.checked_fields.iter().map(String::as_str))
+        .collect();
+    for t in &k.tools {
+        let Some(s_ref) = t.args else { continue };
+        let s = k.structure(s_ref);
+        // A flattened map collects unknown keys instead of dropping them;
+        // with every field required, a misspelt key fails as a missing
+        // field, so nothing is dropped silently.
+        // An optional field whose absence the code turns into an error
+        // (`args.path.ok_or(..)?`) fails loudly when misspelt too.
+        let optional = |f: &&crate::model::code::FieldFact| {
+            f.optional && !f.skip && !checked.contains(f.name.as_str())
+        };
+        // An optional field nothing reads changes nothing when its key
+        // is misspelt (M104 reports the field); serialised wholesale,
+        // every field may be used.
+        let getters = s.derives("Getters") || s.derives("CopyGetters");
+        let read = |f: &&crate::model::code::FieldFact| {
+            s.used_wholesale()
+                || k.field_reads.contains(&f.name)
+                || (getters && k.accessor_calls.contains(&f.name))
+        };
+        let droppable = s.fields.iter().filter(optional).find(read);
+        let unread_optional = s.fields.iter().filter(optional).find(|f| !read(f));
+        // A tool without parameters (`struct DevicesParams {}`): the
+        // model has nothing to misspell, and nothing sent can be used.
+        let no_fields = s.fields.iter().all(|f| f.skip);
+        if !s.is_decoded()
+            || s.deny_unknown_fields
+            || s.has_flatten
+            || (droppable.is_none() && no_fields)
+            || !seen.insert(s_ref)
+        {
+            continue;
+        }
+        let tools: Vec<&crate::model::ToolDef> = k
+            .tools
             .iter()
-            .flat_map(|f| f.checked_fields.iter().map(String::as_str))
+            .filter(|o| o.args == Some(s_ref))
+            .map(|o| &o.def)
             .collect();
-        for t in &k.tools {
-            let Some(s_ref) = t.args else { continue };
-            let s = k.structure(s_ref);
-            // A flattened map collects unknown keys instead of dropping them;
-            // with every field required, a misspelt key fails as a missing
-            // field, so nothing is dropped silently.
-            // An optional field whose absence the code turns into an error
-            // (`args.path.ok_or(..)?`) fails loudly when misspelt too.
-            let optional = |f: &&crate::model::code::FieldFact| {
-                f.optional && !f.skip && !checked.contains(f.name.as_str())
-            };
-            // An optional field nothing reads changes nothing when its key
-            // is misspelt (M104 reports the field); serialised wholesale,
-            // every field may be used.
-            let getters = s.derives("Getters") || s.derives("CopyGetters");
-            let read = |f: &&crate::model::code::FieldFact| {
-                s.used_wholesale()
-                    || k.field_reads.contains(&f.name)
-                    || (getters && k.accessor_calls.contains(&f.name))
-            };
-            let droppable = s.fields.iter().filter(optional).find(read);
-            let unread_optional = s.fields.iter().filter(optional).find(|f| !read(f));
-            // A tool without parameters (`struct DevicesParams {}`): the
-            // model has nothing to misspell, and nothing sent can be used.
-            let no_fields = s.fields.iter().all(|f| f.skip);
-            if !s.is_decoded()
-                || s.deny_unknown_fields
-                || s.has_flatten
-                || (droppable.is_none() && no_fields)
-                || !seen.insert(s_ref)
-            {
-                continue;
-            }
-            let tools: Vec<&crate::model::ToolDef> = k
-                .tools
-                .iter()
-                .filter(|o| o.args == Some(s_ref))
-                .map(|o| &o.def)
-                .collect();
-            // Tools of a test harness (`test_sync_tool`) are not offered to users.
-            if tools.iter().all(|t| t.name.value.starts_with("test_")) {
-                continue;
-            }
-            let file = k.file(s_ref.0);
-            // Every field required: a misspelt key fails as a missing
-            // field, loudly; an extra key the model adds (a hallucinated
-            // option) is still dropped. Reported, as a note.
-            let words = Words::of(s);
-            let (severity, why) = match droppable {
+        // Tools of a test harness (`test_sync_tool`) are not offered to users.
+        if tools.iter().all(|t| t.name.value.starts_with("test_")) {
+            continue;
+        }
+        let file = k.file(s_ref.0);
+        // Every field required: a misspelt key fails as a missing
+        // field, loudly; an extra key the model adds (a hallucinated
+        // option) is still dropped. Reported, as a note.
+        let words = Words::of(s);
+        let (severity, why) = match droppable {
                 Some(example) => (
                     Severity::Warning,
                     format!(
@@ -108,33 +107,32 @@ fn records(k: &Unit, out: &mut Vec<Diagnostic>) {
                     },
                 ),
             };
-            let names = tools
-                .iter()
-                .map(|t| {
-                    if t.name_is_unknown() {
-                        // Named only at run time (from configuration).
-                        "a tool named at run time".to_string()
-                    } else {
-                        format!("`{}`", t.name.value)
-                    }
-                })
-                .collect::<Vec<_>>();
-            let mut d = Diagnostic::new("M102", severity, file, s.name_span)
-                .message(format!(
-                    "`{}`, {} {}, accepts and drops unknown fields",
-                    s.name,
-                    words.role,
-                    crate::rules::join_and(&names)
-                ))
-                .label(words.label)
-                .note(why)
-                .help(words.help.replace("{}", &s.name));
-            d.tool = tools.first().map(|t| t.name.value.clone());
-            if let Some((f, span)) = t.args_site {
-                d = d.secondary(k.file(f), span, words.site);
-            }
-            out.push(d);
+        let names = tools
+            .iter()
+            .map(|t| {
+                if t.name_is_unknown() {
+                    // Named only at run time (from configuration).
+                    "a tool named at run time".to_string()
+                } else {
+                    format!("`{}`", t.name.value)
+                }
+            })
+            .collect::<Vec<_>>();
+        let mut d = Diagnostic::new("M102", severity, file, s.name_span)
+            .message(format!(
+                "`{}`, {} {}, accepts and drops unknown fields",
+                s.name,
+                words.role,
+                crate::rules::join_and(&names)
+            ))
+            .label(words.label)
+            .note(why)
+            .help(words.help.replace("{}", &s.name));
+        d.tool = tools.first().map(|t| t.name.value.clone());
+        if let Some((f, span)) = t.args_site {
+            d = d.secondary(k.file(f), span, words.site);
         }
+        out.push(d);
     }
 }
 
@@ -184,11 +182,10 @@ impl Words {
 fn frameworks(k: &Unit, out: &mut Vec<Diagnostic>) {
     for f in &k.files {
         for p in &f.key_policies {
-            let tools: Vec<(usize, &crate::link::CodeTool)> = k
+            let tools: Vec<&crate::link::CodeTool> = k
                 .tools
                 .iter()
-                .enumerate()
-                .filter(|(_, t)| {
+                .filter(|t| {
                     t.def.group == p.group
                         && t.def.schema_derived
                         && !t.def.name.value.starts_with("test_")
@@ -196,7 +193,7 @@ fn frameworks(k: &Unit, out: &mut Vec<Diagnostic>) {
                 .collect();
             // An optional parameter the handler uses: misspelt, it is
             // dropped and the default runs.
-            let droppable = tools.iter().find_map(|(_, t)| {
+            let droppable = tools.iter().find_map(|t| {
                 let schema = t.def.input_schema.as_ref()?;
                 let required: Vec<&str> = schema
                     .get("required")
@@ -228,7 +225,7 @@ fn frameworks(k: &Unit, out: &mut Vec<Diagnostic>) {
             let mut names: Vec<String> = tools
                 .iter()
                 .take(3)
-                .map(|(_, t)| format!("`{}`", t.def.name.value))
+                .map(|t| format!("`{}`", t.def.name.value))
                 .collect();
             if tools.len() > 3 {
                 names.push(format!("{} more", tools.len() - 3));
@@ -254,7 +251,7 @@ fn frameworks(k: &Unit, out: &mut Vec<Diagnostic>) {
                 .label("unknown arguments are ignored")
                 .note(why)
                 .help(p.fix);
-            d.tool = tools.first().map(|(_, t)| t.def.name.value.clone());
+            d.tool = tools.first().map(|t| t.def.name.value.clone());
             if let Some(h) = t.handler {
                 let g = k.fact(h);
                 if let Some(param) = g.params.iter().find(|p| p.name == m.key) {
