@@ -175,12 +175,14 @@ const PY_FILES: usize = 240;
 const PY_TOOL_FILES_EVERY: usize = 4;
 
 /// One Python module: every fourth a FastMCP server whose tools clamp,
-/// slice and parse their arguments, the rest ordinary code (which the
-/// prefilter leaves unparsed). About 420 lines either way.
+/// slice and parse their arguments and call into the next module, the
+/// rest ordinary code (which the prefilter leaves unparsed, unless a
+/// server imports it). About 420 lines either way.
 fn python_file(f: usize) -> String {
     let mut s = String::new();
     if f.is_multiple_of(PY_TOOL_FILES_EVERY) {
-        s.push_str("from fastmcp import FastMCP\n\nmcp = FastMCP(\"bench\")\nMAX_RESULTS = 50\nMODES = {\"fast\": 1, \"full\": 2}\n\n");
+        let next = f + 1;
+        s.push_str(&format!("from fastmcp import FastMCP\n\nfrom pkg.m{}.mod_{next} import rows\n\nmcp = FastMCP(\"bench\")\nMAX_RESULTS = 50\nMODES = {{\"fast\": 1, \"full\": 2}}\n\n", next % 12));
         for t in 0..20 {
             s.push_str(&format!(
                 r#"
@@ -204,8 +206,8 @@ def search_{t}(query: str, limit: int = 10, mode: str = "fast", timeout: str = "
 "#
             ));
         }
-        s.push_str("\ndef rows(q, s, t):\n    return []\n");
     } else {
+        s.push_str("\ndef rows(q, s, t):\n    return [q] * min(t, 100)\n");
         for g in 0..30 {
             s.push_str(&format!(
                 r#"

@@ -118,6 +118,10 @@ struct Outcome {
     /// A Python file's imports (`crate::python::imported_names`); `None`
     /// for other files and Python tests.
     imports: Option<(Vec<String>, bool)>,
+    /// A Python file with tool code, for its unit.
+    python: Option<crate::python::link::PyFile>,
+    /// A Python file read but not parsed: a module a unit may follow.
+    py_source: Option<Arc<SourceFile>>,
 }
 
 /// Where a scan is, for a progress display.
@@ -191,6 +195,8 @@ pub fn scan_with_progress(
     // Module names Python files import, by the file that imports them.
     let mut imports: Vec<(PathBuf, Vec<String>)> = Vec::new();
     let mut dynamic_imports = false;
+    let mut py_roots = Vec::new();
+    let mut py_sources = Vec::new();
     for (o, c) in outcomes.into_iter().zip(&candidates) {
         if let Some((names, dynamic)) = o.imports {
             dynamic_imports |= dynamic;
@@ -204,6 +210,8 @@ pub fn scan_with_progress(
         if let Some((root, facts)) = o.rust {
             crates.entry(root).or_default().push(facts);
         }
+        py_roots.extend(o.python);
+        py_sources.extend(o.py_source);
         tools.extend(o.tools);
         diagnostics.extend(o.diagnostics);
         notifications.extend(o.notifications);
@@ -223,6 +231,7 @@ pub fn scan_with_progress(
             .collect()
     });
     drop(declared);
+    diagnostics.extend(check_python(&pool, py_roots, py_sources, opts, &cx));
     for (t, d, dead) in linked {
         tools.extend(t);
         diagnostics.extend(d);
@@ -308,6 +317,128 @@ pub fn scan_with_progress(
         test_files_skipped,
         skipped,
         surface,
+    })
+}
+
+/// How many imports deep a Python unit follows modules from its files
+/// with tool code (`server.py` → `tools/search.py` → `client.py`).
+const PYTHON_FOLLOW_DEPTH: usize = 3;
+
+/// The code rules on Python: each file with tool code (`roots`) and the
+/// modules of the scan its code imports (parsed here, from `sources`, in
+/// parallel) make units; files that import one another share one.
+fn check_python(
+    pool: &rayon::ThreadPool,
+    roots: Vec<crate::python::link::PyFile>,
+    sources: Vec<Arc<SourceFile>>,
+    opts: &ScanOptions,
+    cx: &Context,
+) -> Vec<Diagnostic> {
+    use crate::python::link::{Imports, PyFile, UnitFiles};
+    if roots.is_empty() {
+        return Vec::new();
+    }
+    let n_roots = roots.len();
+    // Scan file i: root i, then source i - n_roots.
+    let index = crate::python::modules::Index::new(
+        roots
+            .iter()
+            .map(|r| r.facts.file.path.as_path())
+            .chain(sources.iter().map(|s| s.path.as_path())),
+    );
+    let mut imports: HashMap<usize, Imports> = roots
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, Imports::of(&r.facts, &index)))
+        .collect();
+    let mut followed: HashMap<usize, FileFacts> = HashMap::new();
+    let mut frontier: Vec<usize> = (0..n_roots).collect();
+    for _ in 0..PYTHON_FOLLOW_DEPTH {
+        let mut next: Vec<usize> = frontier
+            .iter()
+            .flat_map(|i| imports[i].files().collect::<Vec<_>>())
+            .filter(|j| *j >= n_roots && !followed.contains_key(j))
+            .collect();
+        next.sort_unstable();
+        next.dedup();
+        if next.is_empty() {
+            break;
+        }
+        let parsed: Vec<(usize, FileFacts)> = pool.install(|| {
+            next.par_iter()
+                .filter_map(|&j| {
+                    let file = &sources[j - n_roots];
+                    let tree = crate::python::parse(&file.text).ok()?;
+                    let facts =
+                        crate::python::facts::analyze(file, tree.root_node(), &[], cx, &opts.rules);
+                    Some((j, facts))
+                })
+                .collect()
+        });
+        frontier.clear();
+        for (j, facts) in parsed {
+            imports.insert(j, Imports::of(&facts, &index));
+            followed.insert(j, facts);
+            frontier.push(j);
+        }
+    }
+    // Units: the files each root reaches, merged where they meet.
+    let mut parent: HashMap<usize, usize> = imports.keys().map(|i| (*i, *i)).collect();
+    fn find(parent: &mut HashMap<usize, usize>, i: usize) -> usize {
+        let p = parent[&i];
+        if p == i {
+            return i;
+        }
+        let r = find(parent, p);
+        parent.insert(i, r);
+        r
+    }
+    let mut edges: Vec<(usize, usize)> = imports
+        .iter()
+        .flat_map(|(i, im)| im.files().map(move |j| (*i, j)))
+        .filter(|(_, j)| parent.contains_key(j))
+        .collect();
+    edges.sort_unstable();
+    for (a, b) in edges {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            parent.insert(ra.max(rb), ra.min(rb));
+        }
+    }
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut all: Vec<usize> = parent.keys().copied().collect();
+    all.sort_unstable();
+    for i in all {
+        let r = find(&mut parent, i);
+        members.entry(r).or_default().push(i);
+    }
+    let mut roots: Vec<Option<PyFile>> = roots.into_iter().map(Some).collect();
+    let units: Vec<UnitFiles> = members
+        .into_values()
+        .map(|files| {
+            // Roots first, then followed modules, each in scan order.
+            let pos: HashMap<usize, usize> =
+                files.iter().enumerate().map(|(p, i)| (*i, p)).collect();
+            let unit_roots = files
+                .iter()
+                .filter(|i| **i < n_roots)
+                .filter_map(|i| roots[*i].take())
+                .collect();
+            let unit_followed = files.iter().filter_map(|i| followed.remove(i)).collect();
+            let unit_imports = files.iter().filter_map(|i| imports.remove(i)).collect();
+            UnitFiles {
+                roots: unit_roots,
+                followed: unit_followed,
+                imports: unit_imports,
+                pos,
+            }
+        })
+        .collect();
+    pool.install(|| {
+        units
+            .into_par_iter()
+            .flat_map_iter(|u| crate::python::link::check(u, cx, &opts.rules))
+            .collect()
     })
 }
 
@@ -743,6 +874,7 @@ fn check_file(
             out.imports = Some(crate::python::imported_names(&file.text));
         }
         if !crate::python::may_declare_tools(&file.text) {
+            out.py_source = Some(file);
             return;
         }
         let tree = match crate::python::parse(&file.text) {
@@ -772,14 +904,10 @@ fn check_file(
             let facts =
                 crate::python::facts::analyze(&file, tree.root_node(), &tool_fns, cx, &opts.rules);
             drop(tree);
-            out.diagnostics.extend(crate::python::link::findings(
-                facts,
-                &mut out.tools,
-                cx,
-                &opts.rules,
-            ));
+            out.python = Some(crate::python::link::prepare(facts, &mut out.tools));
         } else {
             drop(tree);
+            out.py_source = Some(Arc::clone(&file));
         }
         let (inline, notes) = suppress::parse(&file);
         out.suppressions = inline;

@@ -70,6 +70,10 @@ pub struct Reach {
     pub roots_by_tool: std::collections::BTreeMap<usize, u64>,
     /// The tools whose handlers reach the function.
     pub tools: BTreeSet<usize>,
+    /// For parameters that receive a requested value as sent, the names
+    /// the model knows it by (`per_page` of a client function is the
+    /// tool's `limit`).
+    pub names: std::collections::BTreeMap<usize, BTreeSet<String>>,
 }
 
 impl Unit {
@@ -173,13 +177,74 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
             if !(all || on_surface) {
                 continue;
             }
-            let quiet = is_quiet(k, r, &c.quiet, &marked_callees);
-            if !quiet {
-                out.push(c.diag);
+            if is_quiet(k, r, &c.quiet, &marked_callees) {
+                continue;
             }
+            let mut d = c.diag;
+            if d.tool.is_none() {
+                name_tools(k, r, &mut d);
+            }
+            if let Need::Args(m) | Need::Tainted(m) = c.need {
+                name_argument(k, r, m, &mut d);
+            }
+            out.push(d);
         }
     }
     out
+}
+
+/// Says which tool a finding in function `r` is about: the one tool whose
+/// handler reaches it, or, in code several tools share, a note naming them.
+fn name_tools(k: &Unit, r: FnRef, d: &mut Diagnostic) {
+    const SHOWN: usize = 4;
+    let Some(reach) = k.surface.get(&r) else {
+        return;
+    };
+    let names: BTreeSet<&str> = reach
+        .tools
+        .iter()
+        .map(|t| k.tools[*t].def.name.value.as_str())
+        .collect();
+    match names.len() {
+        0 => {}
+        1 => d.tool = names.first().map(|n| n.to_string()),
+        n => {
+            let mut shown: Vec<String> =
+                names.iter().take(SHOWN).map(|n| format!("`{n}`")).collect();
+            if n > SHOWN {
+                shown.push(format!("{} more", n - SHOWN));
+            }
+            d.notes.push(format!(
+                "reached from the tools {}",
+                crate::rules::join_and(&shown)
+            ));
+        }
+    }
+}
+
+/// Says which argument a finding is about when the code calls it
+/// otherwise: a parameter of a function the handler calls (`per_page`)
+/// that receives one argument as sent (`limit`).
+fn name_argument(k: &Unit, r: FnRef, mask: u64, d: &mut Diagnostic) {
+    if mask.count_ones() != 1 {
+        return;
+    }
+    let param = mask.trailing_zeros() as usize;
+    let Some(local) = k.fact(r).params.get(param) else {
+        return;
+    };
+    let Some(names) = k.surface.get(&r).and_then(|reach| reach.names.get(&param)) else {
+        return;
+    };
+    if let [name] = names.iter().collect::<Vec<_>>()[..]
+        && *name != local.name
+    {
+        d.notes.push(format!(
+            "`{}` is the `{name}` argument the model sent, passed on to `{}`",
+            local.name,
+            k.fact(r).name
+        ));
+    }
 }
 
 /// Does what `quiet` names hold for the candidate in function `r`?
@@ -268,6 +333,34 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
                         .and_then(|p| p.get(key))
                         .is_some_and(|p| type_admits_only(p, *accepts))
                 })
+        }
+        Quiet::IfSchemaEnum(key, known) => {
+            let reaching: Vec<&ToolDef> = k
+                .surface
+                .get(&r)
+                .map(|reach| reach.tools.iter().map(|t| &k.tools[*t].def).collect())
+                .unwrap_or_default();
+            let covered = |t: &&ToolDef| {
+                let Some(NodeKind::Array(values)) = t
+                    .input_schema
+                    .as_ref()
+                    .and_then(|s| s.get("properties"))
+                    .and_then(|p| p.get(key))
+                    .and_then(|p| p.get("enum"))
+                    .map(|e| &e.kind)
+                else {
+                    return false;
+                };
+                let others = values
+                    .iter()
+                    .filter(|v| {
+                        !v.as_str()
+                            .is_some_and(|v| known.iter().any(|k| k.trim_matches('"') == v))
+                    })
+                    .count();
+                !values.is_empty() && others <= 1
+            };
+            k.validates_args && !reaching.is_empty() && reaching.iter().all(covered)
         }
         Quiet::Any(all) => all.iter().any(|q| is_quiet(k, r, q, marked_callees)),
     }
@@ -408,6 +501,23 @@ fn requires(t: &ToolDef, key: &str) -> bool {
 /// How many calls deep the surface follows a handler.
 const MAX_CALL_DEPTH: usize = 3;
 
+/// The names the model knows a value by that a caller passes as `name`:
+/// the names its parameter `name` has, or `name` itself (a key read).
+fn model_names<'a>(
+    caller: &FnFact,
+    reach: &'a Reach,
+    name: &'a str,
+) -> impl Iterator<Item = String> + 'a {
+    let param = caller.params.iter().position(|p| p.name == name);
+    let known = param.and_then(|p| reach.names.get(&p));
+    let own = match (param, known) {
+        (Some(_), None) => None,
+        (None, _) => Some(name.to_string()),
+        (Some(_), Some(_)) => None,
+    };
+    known.into_iter().flatten().cloned().chain(own)
+}
+
 /// The callee parameters that receive, at a call, an argument holding one
 /// of the caller's `roots` (the arguments object itself).
 fn positions(call: &CallFact, offset: usize, shift: usize, roots: u64) -> u64 {
@@ -485,13 +595,17 @@ pub fn surface(
     let add = |out: &mut HashMap<FnRef, Reach>,
                f: FnRef,
                flow: (u64, u64, u64),
-               tools: &[(usize, u64)]| {
+               tools: &[(usize, u64)],
+               names: Vec<(usize, String)>| {
         let e = out.entry(f).or_default();
         let before = (e.taint, e.direct, e.roots);
         e.taint |= flow.0;
         e.direct |= flow.1;
         e.roots |= flow.2;
         let mut changed = before != (e.taint, e.direct, e.roots);
+        for (param, name) in names {
+            changed |= e.names.entry(param).or_default().insert(name);
+        }
         for (t, r) in tools {
             changed |= e.tools.insert(*t);
             let mine = e.roots_by_tool.entry(*t).or_default();
@@ -507,7 +621,15 @@ pub fn surface(
             // A handler's input is the arguments: keys it reads from them
             // (`args.get(..)`, `request.arguments[..]`) are the tool's.
             let input = input_params(fact);
-            if add(&mut out, h, (input, input, input), &[(ti, input)]) {
+            // Its parameters are the arguments of the same names.
+            let names = fact
+                .params
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| input & (1 << i) != 0 && !p.is_args_object)
+                .map(|(i, p)| (i, p.name.clone()))
+                .collect();
+            if add(&mut out, h, (input, input, input), &[(ti, input)], names) {
                 frontier.push(h);
             }
         }
@@ -521,7 +643,7 @@ pub fn surface(
                 continue;
             }
             let input = input_params(func);
-            if add(&mut out, r, (input, input, input), &[]) {
+            if add(&mut out, r, (input, input, input), &[], Vec::new()) {
                 frontier.push(r);
             }
         }
@@ -542,6 +664,7 @@ pub fn surface(
                     let offset = usize::from(call.method && !has_self);
                     let shift = usize::from(!call.method && has_self && !call.self_arg);
                     let (mut taint, mut direct, mut roots) = (0u64, 0u64, 0u64);
+                    let mut names = Vec::new();
                     for pos in offset..call.args.len() {
                         let param = pos - offset + shift;
                         if param >= 63 {
@@ -554,6 +677,9 @@ pub fn surface(
                             && call.direct.get(pos).copied().unwrap_or(false)
                         {
                             direct |= 1 << param;
+                            if let Some(Some(n)) = call.arg_names.get(pos) {
+                                names.extend(model_names(fact, &reach, n).map(|m| (param, m)));
+                            }
                         }
                         if call.roots.get(pos).is_some_and(|r| r & reach.roots != 0) {
                             roots |= 1 << param;
@@ -572,7 +698,7 @@ pub fn surface(
                             })
                             .collect()
                     };
-                    if add(&mut out, callee, (taint, direct, roots), &tools) {
+                    if add(&mut out, callee, (taint, direct, roots), &tools, names) {
                         next.push(callee);
                     }
                 }

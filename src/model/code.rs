@@ -286,6 +286,19 @@ pub struct CallFact {
     pub span: Span,
     /// The first type argument of `f::<T>(..)`, with its span.
     pub type_arg: Option<(String, Span)>,
+    /// For each argument, the name the model knows its value by when it is
+    /// a requested value (a key read, a handler's parameter); empty when
+    /// the front-end does not say.
+    pub arg_names: Vec<Option<String>>,
+    /// Keyword arguments put after the positional ones because the file
+    /// does not define the callee (`fetch(url, limit=n)` of another
+    /// module): (name, position), for the linker to move to the
+    /// parameter of that name once it finds the callee.
+    pub keywords: Vec<(String, usize)>,
+    /// The arguments object (its mask) handed to a function the file does
+    /// not define: an escape (its keys may all be read there) unless the
+    /// linker finds that function, whose reads are then followed.
+    pub escapes: u64,
 }
 
 /// Which functions of the crate a call may reach.
@@ -496,6 +509,11 @@ pub enum Quiet {
     /// (`as_bool`, `as_u64`) accepts: a value of another type is refused
     /// before the handler runs. The argument and what the conversion takes.
     IfSchemaValidated(String, Accepts),
+    /// When the unit validates tool arguments against their schema, and
+    /// every tool that reaches the function declares this argument with an
+    /// `enum` of these literals and at most one more value: the catch-all
+    /// is that value's branch, and nothing else gets past the validator.
+    IfSchemaEnum(String, Vec<String>),
     /// When any of these holds.
     Any(Vec<Quiet>),
 }

@@ -345,6 +345,10 @@ impl<'a> Analyzer<'a> {
                         .or_default() += 1;
                 }
             }
+            "import_statement" | "import_from_statement" => {
+                self.facts.uses.extend(imports(n, self.src));
+                return;
+            }
             "assignment" if depth <= 2 => {
                 if let (Some(l), Some(r)) = (
                     n.child_by_field_name("left"),
@@ -1108,7 +1112,10 @@ impl<'s, 't> Flow<'s, 't> {
                 } else if obj.is_some_and(|o| o.kind() == "identifier")
                     && !self.vars.contains_key(obj_text)
                 {
-                    CallTarget::External
+                    // A module or class name (`client.fetch(..)` of `from .
+                    // import client`, `Store.open(..)`): the linker looks it
+                    // up among the file's imports.
+                    CallTarget::Type(obj_text.to_string())
                 } else {
                     CallTarget::Method
                 };
@@ -1141,18 +1148,23 @@ impl<'s, 't> Flow<'s, 't> {
         let mut args: Vec<u64> = Vec::new();
         let mut roots: Vec<u64> = Vec::new();
         let mut direct: Vec<bool> = Vec::new();
+        let mut arg_names: Vec<Option<String>> = Vec::new();
+        let named = |v: &Var| v.arg.clone().filter(|_| v.direct);
         if let Some(r) = &receiver {
             args.push(r.mask);
             roots.push(r.root);
             direct.push(r.direct);
+            arg_names.push(named(r));
         }
         for (_, v) in &positional {
             args.push(v.mask);
             roots.push(v.root);
             direct.push(v.direct);
+            arg_names.push(named(v));
         }
         // Keyword arguments go where the callee (when the file defines it)
         // has the parameter; else after the positional ones.
+        let mut moved: Vec<(String, usize)> = Vec::new();
         if !keywords.is_empty() {
             let params = self.m.signatures.get(&callee);
             for (name, _, v) in &keywords {
@@ -1168,15 +1180,28 @@ impl<'s, 't> Flow<'s, 't> {
                     .map(|p| {
                         p.saturating_sub(shift.saturating_sub(usize::from(receiver.is_some())))
                     });
-                let pos = pos.unwrap_or(args.len());
+                let pos = match pos {
+                    Some(p) => p,
+                    None => {
+                        // Another module's function: the linker moves it.
+                        if params.is_none() && (v.mask | v.root != 0 || v.direct) {
+                            moved.push((name.clone(), args.len()));
+                        }
+                        args.len()
+                    }
+                };
                 while args.len() <= pos {
                     args.push(0);
                     roots.push(0);
                     direct.push(false);
+                    arg_names.push(None);
                 }
                 args[pos] |= v.mask;
                 roots[pos] |= v.root;
                 direct[pos] |= v.direct;
+                if let Some(n) = named(v) {
+                    arg_names[pos] = Some(n);
+                }
             }
         }
         // `handler(**arguments)` to a function of this file: each named
@@ -1227,9 +1252,15 @@ impl<'s, 't> Flow<'s, 't> {
         // are read elsewhere.
         // A function of the file is followed (its reads are its own); any
         // other call may read every key.
+        // A call to a function the file does not define escapes unless the
+        // linker finds the function in another module (`CallFact::escapes`);
+        // `f(**arguments)` to one it does not follow escapes here.
         let whole = roots.iter().fold(splat_root, |m, r| m | r);
-        if !self.m.signatures.contains_key(&callee) || (splat_root != 0 && !splat_followed) {
+        let mut escapes = 0;
+        if splat_root != 0 && !splat_followed {
             self.fact.escapes |= whole;
+        } else if !self.m.signatures.contains_key(&callee) {
+            escapes = whole;
         }
         let mask = args.iter().fold(0, |m, a| m | a);
         let conversion = is_conversion(&callee, receiver.is_some());
@@ -1253,6 +1284,9 @@ impl<'s, 't> Flow<'s, 't> {
             values: Vec::new(),
             span: span(e),
             type_arg: None,
+            arg_names,
+            keywords: moved,
+            escapes,
         });
         // `int(x)`, `x.strip()`: the same value, converted.
         if conversion {
@@ -2718,4 +2752,92 @@ fn enclosing_body(n: TsNode) -> Option<TsNode> {
         f = p.parent();
     }
     None
+}
+
+/// The names an import statement binds, with the path each stands for:
+/// `import a.b as c` is `("c", ["a", "b"])`, `from ..x import y as z` is
+/// `("z", [".", ".", "x", "y"])` (a `"."` per leading dot), `from .m
+/// import *` is `("*", [".", "m"])`. `import a.b` binds `a`.
+fn imports(n: TsNode, src: &str) -> Vec<(String, Vec<String>)> {
+    let dotted = |d: TsNode| -> Vec<String> {
+        text(d, src)
+            .split('.')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect()
+    };
+    let mut out = Vec::new();
+    let mut c = n.walk();
+    if n.kind() == "import_statement" {
+        for name in n.children_by_field_name("name", &mut c) {
+            match name.kind() {
+                "dotted_name" => {
+                    let path = dotted(name);
+                    if let Some(first) = path.first() {
+                        out.push((first.clone(), vec![first.clone()]));
+                    }
+                }
+                "aliased_import" => {
+                    if let (Some(d), Some(a)) = (
+                        name.child_by_field_name("name"),
+                        name.child_by_field_name("alias"),
+                    ) {
+                        out.push((text(a, src).to_string(), dotted(d)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        return out;
+    }
+    let Some(module) = n.child_by_field_name("module_name") else {
+        return out;
+    };
+    let mut base: Vec<String> = Vec::new();
+    if module.kind() == "relative_import" {
+        let mut mc = module.walk();
+        for part in module.children(&mut mc) {
+            match part.kind() {
+                "import_prefix" => {
+                    base.extend(
+                        text(part, src)
+                            .chars()
+                            .filter(|c| *c == '.')
+                            .map(|_| ".".to_string()),
+                    );
+                }
+                "dotted_name" => base.extend(dotted(part)),
+                _ => {}
+            }
+        }
+    } else {
+        base = dotted(module);
+    }
+    let mut any = false;
+    for name in n.children_by_field_name("name", &mut c) {
+        any = true;
+        let (path, alias) = match name.kind() {
+            "dotted_name" => (dotted(name), text(name, src).to_string()),
+            "aliased_import" => match (
+                name.child_by_field_name("name"),
+                name.child_by_field_name("alias"),
+            ) {
+                (Some(d), Some(a)) => (dotted(d), text(a, src).to_string()),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let mut full = base.clone();
+        full.extend(path);
+        out.push((alias, full));
+    }
+    if !any {
+        let mut wc = n.walk();
+        if n.named_children(&mut wc)
+            .any(|x| x.kind() == "wildcard_import")
+        {
+            out.push(("*".to_string(), base));
+        }
+    }
+    out
 }

@@ -1,26 +1,35 @@
-//! One Python file's tools linked to its code: each tool's handler (the
-//! decorated function, the arm of a `call_tool` dispatch on its name, or a
-//! function of the same name), the tool-call surface from there, and the
-//! code rules' findings on it. A unit is one file today: files without
-//! tool code are not parsed (`super::may_declare_tools`), so what a
-//! handler calls in another module is not followed.
+//! Python files' tools linked to their code. A unit is a file with tool
+//! code (tools, a `call_tool` dispatcher, an agent loop) together with the
+//! modules of the scan its code imports, followed a few levels (see
+//! [`super::modules`]); files that import one another share a unit, as a
+//! package does. Each tool gets its handler (the decorated function, the
+//! arm of a `call_tool` dispatch on its name, or a function of the same
+//! name), the tool-call surface runs from there across the unit's files,
+//! and the code rules report on it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
+use super::modules::{Imported, Index};
 use crate::link::{CodeTool, FnRef, Unit};
-use crate::model::code::{CallTarget, FileFacts};
+use crate::model::code::{CallFact, CallTarget, FileFacts};
 use crate::model::{Diagnostic, ToolDef};
 use crate::rules::{Context, RuleEntry};
 
-/// The code rules' findings on one file's tools and handlers; tools whose
-/// definition does not name their handler (a `types.Tool(..)` dispatched
-/// by `call_tool`) get the one found.
-pub fn findings(
-    facts: FileFacts,
-    tools: &mut [ToolDef],
-    cx: &Context,
-    rules: &[&'static RuleEntry],
-) -> Vec<Diagnostic> {
+/// One file with tool code, before it is linked into its unit.
+pub struct PyFile {
+    pub facts: FileFacts,
+    /// Its tools, with handler and argument record in this file (file 0).
+    pub tools: Vec<CodeTool>,
+    /// Its dispatchers (`call_tool(name, arguments)`), by function index.
+    pub dispatchers: Vec<usize>,
+    /// Arguments are validated against the schema before the handler runs.
+    pub validates_args: bool,
+}
+
+/// Gives each tool whose definition does not name its handler (a
+/// `types.Tool(..)` dispatched by `call_tool`) the one found in its file,
+/// and keeps what the unit needs of the file.
+pub fn prepare(facts: FileFacts, tools: &mut [ToolDef]) -> PyFile {
     let f = &facts;
     let handler_of = |t: &ToolDef| -> Option<usize> {
         // The decorated function.
@@ -89,34 +98,254 @@ pub fn findings(
     let text = &f.file.text;
     let validates_args = tools.iter().any(|t| t.schema_derived)
         || (text.contains(".call_tool(") && !text.contains("validate_input=False"));
-    let dispatchers: BTreeSet<FnRef> = f
+    let dispatchers = f
         .fns
         .iter()
         .enumerate()
         .filter(|(_, g)| g.takes_request)
-        .map(|(index, _)| FnRef { file: 0, index })
+        .map(|(index, _)| index)
         .collect();
-    let files = vec![facts];
-    let targets = |call: &crate::model::code::CallFact, caller: FnRef| -> Vec<FnRef> {
-        let fns = &files[0].fns;
-        let own = fns[caller.index].impl_id;
-        fns.iter()
-            .enumerate()
-            .filter(|(_, g)| g.name == call.callee)
-            .filter(|(_, g)| match call.target {
-                CallTarget::Free => g.impl_id.is_none(),
-                CallTarget::OwnType => own.is_some() && g.impl_id == own,
-                CallTarget::Method => g.impl_id.is_some(),
-                CallTarget::Type(_) | CallTarget::External => false,
+    PyFile {
+        facts,
+        tools: code_tools,
+        dispatchers,
+        validates_args,
+    }
+}
+
+/// What each file's imports resolve to, among `files` (indices of the
+/// scan's Python files, `all[i]`): for file `i` of the list, the name it
+/// binds → what it is, and its star imports' files.
+pub struct Imports {
+    pub names: HashMap<String, Imported>,
+    pub stars: Vec<usize>,
+}
+
+impl Imports {
+    /// The imports of `facts` its functions call with some value of
+    /// theirs (the only ones the tool-call surface can go through), so
+    /// that a module only used for a constant or a type is not parsed.
+    pub fn of(facts: &FileFacts, index: &Index) -> Imports {
+        let mut out = Imports {
+            names: HashMap::new(),
+            stars: Vec::new(),
+        };
+        let called = called_imports(facts);
+        for (alias, path) in &facts.uses {
+            if alias != "*" && !called.contains(alias.as_str()) {
+                continue;
+            }
+            let Some(found) = index.resolve(&facts.file.path, path) else {
+                continue;
+            };
+            if alias == "*" {
+                if let Imported::Module(m) = found {
+                    out.stars.push(m);
+                }
+            } else {
+                out.names.entry(alias.clone()).or_insert(found);
+            }
+        }
+        out
+    }
+
+    /// The files this one's code refers to.
+    pub fn files(&self) -> impl Iterator<Item = usize> + '_ {
+        self.names
+            .values()
+            .map(|i| match i {
+                Imported::Module(m) | Imported::Name(m, _) => *m,
             })
-            .map(|(index, _)| FnRef { file: 0, index })
-            .collect()
+            .chain(self.stars.iter().copied())
+    }
+}
+
+/// The names a file's functions call, with a value of theirs, that an
+/// import may bind: `f` of `f(x)`, `m` of `m.f(x)`, and the classes it
+/// builds (`Client(..)`) when some method is called with a value
+/// (`self.client.search(q)`).
+fn called_imports(facts: &FileFacts) -> std::collections::HashSet<&str> {
+    let mut out = std::collections::HashSet::new();
+    let mut methods = false;
+    let calls = || facts.fns.iter().flat_map(|g| &g.calls);
+    for call in calls() {
+        let receiver = usize::from(call.method);
+        let passes = call.args.iter().skip(receiver).any(|m| *m != 0)
+            || call.roots.iter().skip(receiver).any(|r| *r != 0)
+            || call.escapes != 0;
+        if !passes {
+            continue;
+        }
+        match &call.target {
+            CallTarget::Free => {
+                out.insert(call.callee.as_str());
+            }
+            CallTarget::Type(obj) => {
+                out.insert(obj.as_str());
+            }
+            CallTarget::Method => methods = true,
+            CallTarget::OwnType | CallTarget::External => {}
+        }
+    }
+    if methods {
+        for call in calls() {
+            if call.target == CallTarget::Free
+                && call.callee.starts_with(|c: char| c.is_ascii_uppercase())
+            {
+                out.insert(call.callee.as_str());
+            }
+        }
+    }
+    out
+}
+
+/// The files of one unit, as the scan found them.
+pub struct UnitFiles {
+    /// Files with tool code.
+    pub roots: Vec<PyFile>,
+    /// Modules they import.
+    pub followed: Vec<FileFacts>,
+    /// What each file's imports are (roots, then followed), in scan file
+    /// indices.
+    pub imports: Vec<Imports>,
+    /// A scan file index's place in the unit.
+    pub pos: HashMap<usize, usize>,
+}
+
+/// A call into another module, as the linker fixes it up.
+struct CallFix {
+    caller: FnRef,
+    call: usize,
+    /// Keyword arguments' moves: (from, to).
+    moves: Vec<(usize, usize)>,
+    /// No function of the unit was found: the arguments object escapes.
+    lost: bool,
+}
+
+/// Links one unit and returns the code rules' findings.
+pub fn check(unit: UnitFiles, cx: &Context, rules: &[&'static RuleEntry]) -> Vec<Diagnostic> {
+    let UnitFiles {
+        roots,
+        followed,
+        imports,
+        pos,
+    } = unit;
+    let validates_args = roots.iter().all(|r| r.validates_args);
+    let mut files: Vec<FileFacts> = Vec::new();
+    let mut tools: Vec<CodeTool> = Vec::new();
+    let mut dispatchers: BTreeSet<FnRef> = BTreeSet::new();
+    for (fi, root) in roots.into_iter().enumerate() {
+        for mut t in root.tools {
+            t.handler = t.handler.map(|h| FnRef { file: fi, ..h });
+            t.args = t.args.map(|(_, s)| (fi, s));
+            t.args_site = t.args_site.map(|(_, s)| (fi, s));
+            tools.push(t);
+        }
+        dispatchers.extend(
+            root.dispatchers
+                .into_iter()
+                .map(|index| FnRef { file: fi, index }),
+        );
+        files.push(root.facts);
+    }
+    files.extend(followed);
+    // Imports in unit file indices; a module outside the unit is not one
+    // the linker can follow.
+    let local = |i: usize| pos.get(&i).copied();
+    let imports: Vec<(HashMap<&str, Imported>, Vec<usize>)> = imports
+        .iter()
+        .map(|im| {
+            let names = im
+                .names
+                .iter()
+                .filter_map(|(alias, to)| {
+                    let to = match to {
+                        Imported::Module(m) => Imported::Module(local(*m)?),
+                        Imported::Name(m, n) => Imported::Name(local(*m)?, n.clone()),
+                    };
+                    Some((alias.as_str(), to))
+                })
+                .collect();
+            (names, im.stars.iter().filter_map(|m| local(*m)).collect())
+        })
+        .collect();
+    let resolver = Resolver {
+        files: &files,
+        imports: &imports,
     };
-    let surface = crate::link::surface(&files, &code_tools, &dispatchers, &targets);
-    let by_tool = crate::link::by_tool(&surface, code_tools.len());
+    // Calls into other modules: keyword arguments move to the callee's
+    // parameters, and the arguments object handed to a function found is
+    // followed, not lost.
+    let mut fixes: Vec<CallFix> = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        for (gi, g) in f.fns.iter().enumerate() {
+            let caller = FnRef {
+                file: fi,
+                index: gi,
+            };
+            for (ci, call) in g.calls.iter().enumerate() {
+                if call.keywords.is_empty() && call.escapes == 0 {
+                    continue;
+                }
+                let found = resolver.targets(call, caller);
+                let moves = found
+                    .first()
+                    .map(|t| keyword_moves(call, &files[t.file].fns[t.index]))
+                    .unwrap_or_default();
+                fixes.push(CallFix {
+                    caller,
+                    call: ci,
+                    moves,
+                    lost: found.is_empty(),
+                });
+            }
+        }
+    }
+    for CallFix {
+        caller,
+        call: ci,
+        moves,
+        lost,
+    } in fixes
+    {
+        let g = &mut files[caller.file].fns[caller.index];
+        if lost {
+            g.escapes |= g.calls[ci].escapes;
+        }
+        let call = &mut g.calls[ci];
+        for (from, to) in moves {
+            let grow = |v: &mut Vec<u64>| {
+                if v.len() <= to {
+                    v.resize(to + 1, 0);
+                }
+            };
+            grow(&mut call.args);
+            grow(&mut call.roots);
+            if call.direct.len() <= to {
+                call.direct.resize(to + 1, false);
+            }
+            call.args[to] |= std::mem::take(&mut call.args[from]);
+            call.roots[to] |= std::mem::take(&mut call.roots[from]);
+            let d = std::mem::take(&mut call.direct[from]);
+            call.direct[to] |= d;
+            if let Some(n) = call.arg_names.get_mut(from).and_then(Option::take) {
+                if call.arg_names.len() <= to {
+                    call.arg_names.resize(to + 1, None);
+                }
+                call.arg_names[to] = Some(n);
+            }
+        }
+    }
+    let resolver = Resolver {
+        files: &files,
+        imports: &imports,
+    };
+    let targets = |call: &CallFact, caller: FnRef| resolver.targets(call, caller);
+    let surface = crate::link::surface(&files, &tools, &dispatchers, &targets);
+    let by_tool = crate::link::by_tool(&surface, tools.len());
     let mut k = Unit {
         files,
-        tools: code_tools,
+        tools,
         field_reads: BTreeSet::new(),
         accessor_calls: BTreeSet::new(),
         surface,
@@ -129,4 +358,113 @@ pub fn findings(
         entry.rule.check_unit(cx, &k, &mut out);
     }
     out
+}
+
+/// Where each keyword argument put after the positional ones (see
+/// `CallFact::keywords`) goes among `callee`'s parameters: (from, to).
+fn keyword_moves(call: &CallFact, callee: &crate::model::code::FnFact) -> Vec<(usize, usize)> {
+    // As `link::surface` maps positions to parameters.
+    let has_self = callee.params.first().is_some_and(|p| p.is_self);
+    let offset = usize::from(call.method && !has_self);
+    let shift = usize::from(!call.method && has_self && !call.self_arg);
+    call.keywords
+        .iter()
+        .filter_map(|(name, from)| {
+            let p = callee.params.iter().position(|p| p.name == *name)?;
+            let to = (p + offset).checked_sub(shift)?;
+            (to != *from).then_some((*from, to))
+        })
+        .collect()
+}
+
+/// Which functions of the unit a call may reach.
+struct Resolver<'a> {
+    files: &'a [FileFacts],
+    /// For each unit file: imported name → what it is, and star imports.
+    imports: &'a [(HashMap<&'a str, Imported>, Vec<usize>)],
+}
+
+impl Resolver<'_> {
+    /// Free functions named `name` in file `file`.
+    fn free(&self, file: usize, name: &str) -> Vec<FnRef> {
+        self.files[file]
+            .fns
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.name == name && g.impl_id.is_none())
+            .map(|(index, _)| FnRef { file, index })
+            .collect()
+    }
+
+    /// Methods named `name` of class `class` in file `file`.
+    fn methods(&self, file: usize, class: &str, name: &str) -> Vec<FnRef> {
+        let f = &self.files[file];
+        f.fns
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| {
+                g.name == name && g.impl_id.is_some_and(|i| f.impls[i].self_type == class)
+            })
+            .map(|(index, _)| FnRef { file, index })
+            .collect()
+    }
+
+    fn targets(&self, call: &CallFact, caller: FnRef) -> Vec<FnRef> {
+        let fns = &self.files[caller.file].fns;
+        let own = fns[caller.index].impl_id;
+        // The caller's own file first, as before modules were followed.
+        let here: Vec<FnRef> = fns
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.name == call.callee)
+            .filter(|(_, g)| match call.target {
+                CallTarget::Free => g.impl_id.is_none(),
+                CallTarget::OwnType => own.is_some() && g.impl_id == own,
+                CallTarget::Method => g.impl_id.is_some(),
+                CallTarget::Type(_) | CallTarget::External => false,
+            })
+            .map(|(index, _)| FnRef {
+                file: caller.file,
+                index,
+            })
+            .collect();
+        if !here.is_empty() {
+            return here;
+        }
+        let Some((names, stars)) = self.imports.get(caller.file) else {
+            return Vec::new();
+        };
+        match &call.target {
+            // `fetch(..)` of `from .client import fetch` (or `import *`).
+            CallTarget::Free => match names.get(call.callee.as_str()) {
+                Some(Imported::Name(m, n)) => self.free(*m, n),
+                Some(Imported::Module(_)) => Vec::new(),
+                None => stars
+                    .iter()
+                    .flat_map(|m| self.free(*m, &call.callee))
+                    .collect(),
+            },
+            // `client.fetch(..)` of `from . import client`;
+            // `Store.open(..)` of `from .store import Store`.
+            CallTarget::Type(obj) => match names.get(obj.as_str()) {
+                Some(Imported::Module(m)) => self.free(*m, &call.callee),
+                Some(Imported::Name(m, class)) => self.methods(*m, class, &call.callee),
+                None => Vec::new(),
+            },
+            // `self.client.fetch(..)`: a method of a class the file
+            // imports, when exactly one has it.
+            CallTarget::Method => {
+                let found: Vec<FnRef> = names
+                    .values()
+                    .filter_map(|i| match i {
+                        Imported::Name(m, class) => Some(self.methods(*m, class, &call.callee)),
+                        Imported::Module(_) => None,
+                    })
+                    .flatten()
+                    .collect();
+                if found.len() == 1 { found } else { Vec::new() }
+            }
+            CallTarget::OwnType | CallTarget::External => Vec::new(),
+        }
+    }
 }

@@ -7,7 +7,8 @@
 //! signature the way pydantic does; tool definitions written as dict or
 //! `Tool(..)` literals are read like manifests. The name and schema rules
 //! run on them unchanged; [`facts`] and [`link`] give the code rules
-//! (M1–M3) the file's handlers.
+//! (M1–M3) the handlers, with the project modules they call into
+//! ([`modules`]).
 //!
 //! Files are parsed only when their bytes mention a tool decorator
 //! (`.tool`) or a tool-definition key, and the tree is dropped before the
@@ -15,6 +16,7 @@
 
 pub mod facts;
 pub mod link;
+pub mod modules;
 pub mod records;
 
 use std::cell::RefCell;

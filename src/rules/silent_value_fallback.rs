@@ -74,7 +74,11 @@ impl Rule for SilentValueFallback {
                     "return an error that lists the accepted values of `{name}`, or make it an `enum` in the schema and in the code"
                 ));
             let mut c = f.candidate(diag, Need::Args(mask));
-            c.quiet = Quiet::IfToolNames(known.iter().map(|k| k.to_string()).collect());
+            let known: Vec<String> = known.iter().map(|k| k.to_string()).collect();
+            c.quiet = Quiet::Any(vec![
+                Quiet::IfSchemaEnum(subject.name.clone(), known.clone()),
+                Quiet::IfToolNames(known),
+            ]);
             out.push(c);
         }
     }

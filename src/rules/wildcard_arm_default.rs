@@ -45,7 +45,11 @@ impl Rule for WildcardArmDefault {
                     "return an error that names the accepted values, or declare them as an `enum` in the schema and deserialise into a Rust enum".to_string()
                 });
             let mut c = f.candidate(diag, Need::Args(mask));
-            c.quiet = Quiet::IfToolNames(known.iter().map(|k| k.to_string()).collect());
+            let known: Vec<String> = known.iter().map(|k| k.to_string()).collect();
+            c.quiet = Quiet::Any(vec![
+                Quiet::IfSchemaEnum(subject.name.clone(), known.clone()),
+                Quiet::IfToolNames(known),
+            ]);
             out.push(c);
         }
     }

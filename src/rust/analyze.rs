@@ -2259,6 +2259,9 @@ impl<'t, 's> Flow<'t, 's> {
             target: call_target(n, recv, src),
             span: ts::span(n),
             type_arg: values::turbofish(n, src),
+            arg_names: Vec::new(),
+            keywords: Vec::new(),
+            escapes: 0,
         });
         // A function passed by name (`.map(format_line)`) is called too.
         for a in &args {
@@ -2283,6 +2286,9 @@ impl<'t, 's> Flow<'t, 's> {
                     },
                     span: ts::span(*a),
                     type_arg: None,
+                    arg_names: Vec::new(),
+                    keywords: Vec::new(),
+                    escapes: 0,
                 });
             }
         }

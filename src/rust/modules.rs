@@ -74,7 +74,7 @@ pub fn not_compiled(root: &Path, files: &[FileFacts]) -> BTreeSet<usize> {
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
-fn normalise(p: &Path) -> PathBuf {
+pub(crate) fn normalise(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
