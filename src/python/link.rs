@@ -162,8 +162,9 @@ impl Imports {
 
 /// The names a file's functions call, with a value of theirs, that an
 /// import may bind: `f` of `f(x)`, `m` of `m.f(x)`, and the classes it
-/// builds (`Client(..)`) when some method is called with a value
-/// (`self.client.search(q)`).
+/// builds (`Client(..)`, in a function or at the top of the module) when
+/// some method is called with a value (`self.client.search(q)`,
+/// `client.search(q)`).
 fn called_imports(facts: &FileFacts) -> std::collections::HashSet<&str> {
     let mut out = std::collections::HashSet::new();
     let mut methods = false;
@@ -182,17 +183,19 @@ fn called_imports(facts: &FileFacts) -> std::collections::HashSet<&str> {
             }
             CallTarget::Type(obj) => {
                 out.insert(obj.as_str());
+                methods = true;
             }
             CallTarget::Method => methods = true,
             CallTarget::OwnType | CallTarget::External => {}
         }
     }
     if methods {
-        for call in calls() {
-            if call.target == CallTarget::Free
-                && call.callee.starts_with(|c: char| c.is_ascii_uppercase())
+        let text = &facts.file.text;
+        for (alias, _) in &facts.uses {
+            if alias.starts_with(|c: char| c.is_ascii_uppercase())
+                && text.contains(&format!("{alias}("))
             {
-                out.insert(call.callee.as_str());
+                out.insert(alias.as_str());
             }
         }
     }
@@ -409,6 +412,31 @@ impl Resolver<'_> {
             .collect()
     }
 
+    /// Methods named `name` of any class in file `file`.
+    fn any_method(&self, file: usize, name: &str) -> Vec<FnRef> {
+        self.files[file]
+            .fns
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.name == name && g.impl_id.is_some())
+            .map(|(index, _)| FnRef { file, index })
+            .collect()
+    }
+
+    /// The one method named `name` among the classes a file imports.
+    fn imported_method(&self, names: &HashMap<&str, Imported>, name: &str) -> Vec<FnRef> {
+        unique(
+            names
+                .values()
+                .filter_map(|i| match i {
+                    Imported::Name(m, class) => Some(self.methods(*m, class, name)),
+                    Imported::Module(_) => None,
+                })
+                .flatten()
+                .collect(),
+        )
+    }
+
     fn targets(&self, call: &CallFact, caller: FnRef) -> Vec<FnRef> {
         let fns = &self.files[caller.file].fns;
         let own = fns[caller.index].impl_id;
@@ -446,25 +474,31 @@ impl Resolver<'_> {
             },
             // `client.fetch(..)` of `from . import client`;
             // `Store.open(..)` of `from .store import Store`.
+            // An object the module made (`from .client import client`):
+            // the one method of that name in its module.
             CallTarget::Type(obj) => match names.get(obj.as_str()) {
                 Some(Imported::Module(m)) => self.free(*m, &call.callee),
-                Some(Imported::Name(m, class)) => self.methods(*m, class, &call.callee),
-                None => Vec::new(),
+                Some(Imported::Name(m, class)) => {
+                    let found = self.methods(*m, class, &call.callee);
+                    if found.is_empty() {
+                        unique(self.any_method(*m, &call.callee))
+                    } else {
+                        found
+                    }
+                }
+                // `client.fetch(..)` of a module-level `client = Client()`.
+                None => self.imported_method(names, &call.callee),
             },
             // `self.client.fetch(..)`: a method of a class the file
             // imports, when exactly one has it.
-            CallTarget::Method => {
-                let found: Vec<FnRef> = names
-                    .values()
-                    .filter_map(|i| match i {
-                        Imported::Name(m, class) => Some(self.methods(*m, class, &call.callee)),
-                        Imported::Module(_) => None,
-                    })
-                    .flatten()
-                    .collect();
-                if found.len() == 1 { found } else { Vec::new() }
-            }
+            CallTarget::Method => self.imported_method(names, &call.callee),
             CallTarget::OwnType | CallTarget::External => Vec::new(),
         }
     }
+}
+
+/// `found` when it is one function, else none: a name several classes
+/// share tells nothing.
+fn unique(found: Vec<FnRef>) -> Vec<FnRef> {
+    if found.len() == 1 { found } else { Vec::new() }
 }
