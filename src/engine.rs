@@ -231,7 +231,18 @@ pub fn scan_with_progress(
             .collect()
     });
     drop(declared);
-    diagnostics.extend(check_python(&pool, py_roots, py_sources, opts, &cx));
+    let python = check_python(&pool, py_roots, py_sources, opts, &cx);
+    for c in python {
+        diagnostics.extend(c.diagnostics);
+        for (path, start, handler) in c.handlers {
+            if let Some(t) = tools
+                .iter_mut()
+                .find(|t| t.handler.is_none() && t.file.path == path && t.span.start == start)
+            {
+                t.handler = Some(handler);
+            }
+        }
+    }
     for (t, d, dead) in linked {
         tools.extend(t);
         diagnostics.extend(d);
@@ -333,7 +344,7 @@ fn check_python(
     sources: Vec<Arc<SourceFile>>,
     opts: &ScanOptions,
     cx: &Context,
-) -> Vec<Diagnostic> {
+) -> Vec<crate::python::link::Checked> {
     use crate::python::link::{Imports, PyFile, UnitFiles};
     if roots.is_empty() {
         return Vec::new();
@@ -356,7 +367,7 @@ fn check_python(
     for _ in 0..PYTHON_FOLLOW_DEPTH {
         let mut next: Vec<usize> = frontier
             .iter()
-            .flat_map(|i| imports[i].files().collect::<Vec<_>>())
+            .flat_map(|i| imports[i].followed().collect::<Vec<_>>())
             .filter(|j| *j >= n_roots && !followed.contains_key(j))
             .collect();
         next.sort_unstable();
@@ -437,7 +448,7 @@ fn check_python(
     pool.install(|| {
         units
             .into_par_iter()
-            .flat_map_iter(|u| crate::python::link::check(u, cx, &opts.rules))
+            .map(|u| crate::python::link::check(u, cx, &opts.rules))
             .collect()
     })
 }

@@ -74,6 +74,9 @@ pub struct Reach {
     /// the model knows it by (`per_page` of a client function is the
     /// tool's `limit`).
     pub names: std::collections::BTreeMap<usize, BTreeSet<String>>,
+    /// Parameters that receive, at some call (or as a handler's input), a
+    /// requested value no check on the way refused out of a set.
+    pub unchecked: u64,
 }
 
 impl Unit {
@@ -362,6 +365,10 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
             };
             k.validates_args && !reaching.is_empty() && reaching.iter().all(covered)
         }
+        Quiet::IfCheckedByCallers(mask) => k
+            .surface
+            .get(&r)
+            .is_some_and(|reach| *mask != 0 && reach.unchecked & mask == 0),
         Quiet::Any(all) => all.iter().any(|q| is_quiet(k, r, q, marked_callees)),
     }
 }
@@ -596,13 +603,15 @@ pub fn surface(
                f: FnRef,
                flow: (u64, u64, u64),
                tools: &[(usize, u64)],
-               names: Vec<(usize, String)>| {
+               names: Vec<(usize, String)>,
+               unchecked: u64| {
         let e = out.entry(f).or_default();
-        let before = (e.taint, e.direct, e.roots);
+        let before = (e.taint, e.direct, e.roots, e.unchecked);
         e.taint |= flow.0;
         e.direct |= flow.1;
         e.roots |= flow.2;
-        let mut changed = before != (e.taint, e.direct, e.roots);
+        e.unchecked |= unchecked;
+        let mut changed = before != (e.taint, e.direct, e.roots, e.unchecked);
         for (param, name) in names {
             changed |= e.names.entry(param).or_default().insert(name);
         }
@@ -629,7 +638,14 @@ pub fn surface(
                 .filter(|(i, p)| input & (1 << i) != 0 && !p.is_args_object)
                 .map(|(i, p)| (i, p.name.clone()))
                 .collect();
-            if add(&mut out, h, (input, input, input), &[(ti, input)], names) {
+            if add(
+                &mut out,
+                h,
+                (input, input, input),
+                &[(ti, input)],
+                names,
+                input,
+            ) {
                 frontier.push(h);
             }
         }
@@ -643,7 +659,7 @@ pub fn surface(
                 continue;
             }
             let input = input_params(func);
-            if add(&mut out, r, (input, input, input), &[], Vec::new()) {
+            if add(&mut out, r, (input, input, input), &[], Vec::new(), input) {
                 frontier.push(r);
             }
         }
@@ -665,6 +681,7 @@ pub fn surface(
                     let shift = usize::from(!call.method && has_self && !call.self_arg);
                     let (mut taint, mut direct, mut roots) = (0u64, 0u64, 0u64);
                     let mut names = Vec::new();
+                    let mut unchecked = 0u64;
                     for pos in offset..call.args.len() {
                         let param = pos - offset + shift;
                         if param >= 63 {
@@ -679,6 +696,13 @@ pub fn surface(
                             direct |= 1 << param;
                             if let Some(Some(n)) = call.arg_names.get(pos) {
                                 names.extend(model_names(fact, &reach, n).map(|m| (param, m)));
+                            }
+                            // Checked here, or holding only parameters every
+                            // caller checked.
+                            let checked = (pos < 63 && call.checked & (1 << pos) != 0)
+                                || call.args[pos] & reach.unchecked == 0;
+                            if !checked {
+                                unchecked |= 1 << param;
                             }
                         }
                         if call.roots.get(pos).is_some_and(|r| r & reach.roots != 0) {
@@ -698,7 +722,14 @@ pub fn surface(
                             })
                             .collect()
                     };
-                    if add(&mut out, callee, (taint, direct, roots), &tools, names) {
+                    if add(
+                        &mut out,
+                        callee,
+                        (taint, direct, roots),
+                        &tools,
+                        names,
+                        unchecked,
+                    ) {
                         next.push(callee);
                     }
                 }

@@ -290,6 +290,10 @@ pub struct CallFact {
     /// a requested value (a key read, a handler's parameter); empty when
     /// the front-end does not say.
     pub arg_names: Vec<Option<String>>,
+    /// Arguments (bit per position) holding a requested value the caller
+    /// refused, if out of some set, before the call (`if x not in VALID:
+    /// raise`): only values the check lets through reach the callee.
+    pub checked: u64,
     /// Keyword arguments put after the positional ones because the file
     /// does not define the callee (`fetch(url, limit=n)` of another
     /// module): (name, position), for the linker to move to the
@@ -514,6 +518,10 @@ pub enum Quiet {
     /// `enum` of these literals and at most one more value: the catch-all
     /// is that value's branch, and nothing else gets past the validator.
     IfSchemaEnum(String, Vec<String>),
+    /// When every call that hands the function these parameters (a mask)
+    /// passes values its caller checked before the call (a caller's
+    /// `if x not in VALID: raise` before `helper(x)`).
+    IfCheckedByCallers(u64),
     /// When any of these holds.
     Any(Vec<Quiet>),
 }

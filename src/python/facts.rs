@@ -1252,6 +1252,19 @@ impl<'s, 't> Flow<'s, 't> {
         // are read elsewhere.
         // A function of the file is followed (its reads are its own); any
         // other call may read every key.
+        // Values refused out of a set before the call.
+        let checked = arg_names
+            .iter()
+            .enumerate()
+            .take(63)
+            .filter(|(_, n)| {
+                n.as_ref().is_some_and(|n| {
+                    self.checks
+                        .iter()
+                        .any(|(c, at)| c == n && *at < e.start_byte())
+                })
+            })
+            .fold(0u64, |m, (i, _)| m | (1 << i));
         // A call to a function the file does not define escapes unless the
         // linker finds the function in another module (`CallFact::escapes`);
         // `f(**arguments)` to one it does not follow escapes here.
@@ -1284,6 +1297,7 @@ impl<'s, 't> Flow<'s, 't> {
             values: Vec::new(),
             span: span(e),
             type_arg: None,
+            checked,
             arg_names,
             keywords: moved,
             escapes,

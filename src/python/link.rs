@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::modules::{Imported, Index};
 use crate::link::{CodeTool, FnRef, Unit};
 use crate::model::code::{CallFact, CallTarget, FileFacts};
-use crate::model::{Diagnostic, ToolDef};
+use crate::model::{Diagnostic, Handler, ToolDef};
 use crate::rules::{Context, RuleEntry};
 
 /// One file with tool code, before it is linked into its unit.
@@ -24,6 +24,8 @@ pub struct PyFile {
     pub dispatchers: Vec<usize>,
     /// Arguments are validated against the schema before the handler runs.
     pub validates_args: bool,
+    /// The file turns that validation off (`validate_input=False`).
+    pub skips_validation: bool,
 }
 
 /// Gives each tool whose definition does not name its handler (a
@@ -96,8 +98,9 @@ pub fn prepare(facts: FileFacts, tools: &mut [ToolDef]) -> PyFile {
     // and the MCP SDK's low-level server validates them against the input
     // schema unless told not to.
     let text = &f.file.text;
+    let skips_validation = text.contains("validate_input=False");
     let validates_args = tools.iter().any(|t| t.schema_derived)
-        || (text.contains(".call_tool(") && !text.contains("validate_input=False"));
+        || (text.contains(".call_tool(") && !skips_validation);
     let dispatchers = f
         .fns
         .iter()
@@ -110,31 +113,39 @@ pub fn prepare(facts: FileFacts, tools: &mut [ToolDef]) -> PyFile {
         tools: code_tools,
         dispatchers,
         validates_args,
+        skips_validation,
     }
 }
 
-/// What each file's imports resolve to, among `files` (indices of the
-/// scan's Python files, `all[i]`): for file `i` of the list, the name it
-/// binds → what it is, and its star imports' files.
+/// What a file's imports resolve to among the scan's Python files (by
+/// scan file index): the name it binds → what it is, and its star
+/// imports' files.
 pub struct Imports {
     pub names: HashMap<String, Imported>,
+    /// Of `names`, those its functions call with some value of theirs:
+    /// the only ones the tool-call surface can go through, so the only
+    /// modules parsed for it (a module used for a constant, a type or a
+    /// tool list is not, unless it has tool code of its own).
+    called: std::collections::HashSet<String>,
     pub stars: Vec<usize>,
 }
 
 impl Imports {
-    /// The imports of `facts` its functions call with some value of
-    /// theirs (the only ones the tool-call surface can go through), so
-    /// that a module only used for a constant or a type is not parsed.
     pub fn of(facts: &FileFacts, index: &Index) -> Imports {
         let mut out = Imports {
             names: HashMap::new(),
+            called: std::collections::HashSet::new(),
             stars: Vec::new(),
         };
         let called = called_imports(facts);
+        // A package's `__init__.py` re-exports: every name it imports may
+        // be what an importer calls.
+        let reexports = facts
+            .file
+            .path
+            .file_name()
+            .is_some_and(|n| n == "__init__.py");
         for (alias, path) in &facts.uses {
-            if alias != "*" && !called.contains(alias.as_str()) {
-                continue;
-            }
             let Some(found) = index.resolve(&facts.file.path, path) else {
                 continue;
             };
@@ -142,21 +153,40 @@ impl Imports {
                 if let Imported::Module(m) = found {
                     out.stars.push(m);
                 }
-            } else {
-                out.names.entry(alias.clone()).or_insert(found);
+                continue;
             }
+            // A name of a package: its `__init__.py` says where it is
+            // defined, and may join the unit to the module of a tool list.
+            let package = matches!(found, Imported::Name(m, _) if index.is_package(m));
+            if reexports || package || called.contains(alias.as_str()) {
+                out.called.insert(alias.clone());
+            }
+            out.names.entry(alias.clone()).or_insert(found);
         }
         out
     }
 
-    /// The files this one's code refers to.
+    /// Every file this one imports from.
     pub fn files(&self) -> impl Iterator<Item = usize> + '_ {
         self.names
             .values()
-            .map(|i| match i {
-                Imported::Module(m) | Imported::Name(m, _) => *m,
-            })
+            .map(file_of)
             .chain(self.stars.iter().copied())
+    }
+
+    /// The files this one's code calls into: worth parsing to follow.
+    pub fn followed(&self) -> impl Iterator<Item = usize> + '_ {
+        self.names
+            .iter()
+            .filter(|(alias, _)| self.called.contains(*alias))
+            .map(|(_, i)| file_of(i))
+            .chain(self.stars.iter().copied())
+    }
+}
+
+fn file_of(i: &Imported) -> usize {
+    match i {
+        Imported::Module(m) | Imported::Name(m, _) => *m,
     }
 }
 
@@ -226,14 +256,17 @@ struct CallFix {
 }
 
 /// Links one unit and returns the code rules' findings.
-pub fn check(unit: UnitFiles, cx: &Context, rules: &[&'static RuleEntry]) -> Vec<Diagnostic> {
+pub fn check(unit: UnitFiles, cx: &Context, rules: &[&'static RuleEntry]) -> Checked {
     let UnitFiles {
         roots,
         followed,
         imports,
         pos,
     } = unit;
-    let validates_args = roots.iter().all(|r| r.validates_args);
+    // A server of the unit validates (a FastMCP tool file, a low-level
+    // `call_tool`), and none turns it off.
+    let validates_args =
+        roots.iter().any(|r| r.validates_args) && !roots.iter().any(|r| r.skips_validation);
     let mut files: Vec<FileFacts> = Vec::new();
     let mut tools: Vec<CodeTool> = Vec::new();
     let mut dispatchers: BTreeSet<FnRef> = BTreeSet::new();
@@ -252,6 +285,7 @@ pub fn check(unit: UnitFiles, cx: &Context, rules: &[&'static RuleEntry]) -> Vec
         files.push(root.facts);
     }
     files.extend(followed);
+    let handlers = dispatched_elsewhere(&files, &mut tools);
     // Imports in unit file indices; a module outside the unit is not one
     // the linker can follow.
     let local = |i: usize| pos.get(&i).copied();
@@ -331,6 +365,9 @@ pub fn check(unit: UnitFiles, cx: &Context, rules: &[&'static RuleEntry]) -> Vec
             call.roots[to] |= std::mem::take(&mut call.roots[from]);
             let d = std::mem::take(&mut call.direct[from]);
             call.direct[to] |= d;
+            if from < 63 && to < 63 && call.checked & (1 << from) != 0 {
+                call.checked = call.checked & !(1 << from) | (1 << to);
+            }
             if let Some(n) = call.arg_names.get_mut(from).and_then(Option::take) {
                 if call.arg_names.len() <= to {
                     call.arg_names.resize(to + 1, None);
@@ -356,11 +393,73 @@ pub fn check(unit: UnitFiles, cx: &Context, rules: &[&'static RuleEntry]) -> Vec
         by_tool,
         validates_args,
     };
-    let mut out = crate::link::findings(&mut k, cx.all);
+    let mut diagnostics = crate::link::findings(&mut k, cx.all);
     for entry in rules {
-        entry.rule.check_unit(cx, &k, &mut out);
+        entry.rule.check_unit(cx, &k, &mut diagnostics);
     }
-    out
+    Checked {
+        diagnostics,
+        handlers,
+    }
+}
+
+/// What linking a unit found.
+pub struct Checked {
+    pub diagnostics: Vec<Diagnostic>,
+    /// Handlers found in another file of the unit, for tools declared
+    /// without one: (the tool's file, its span's start, the handler).
+    pub handlers: Vec<(std::path::PathBuf, usize, Handler)>,
+}
+
+/// Tools listed in one module (`types.Tool(name="x", ..)` in
+/// `tool_definitions.py`) and dispatched by name in another of the unit
+/// (`if name == "x":` in the server's `call_tool`): the arm is the
+/// handler, when it is the only one for that name and no other tool of
+/// the unit has the name (a draft copy of the server beside it).
+fn dispatched_elsewhere(
+    files: &[FileFacts],
+    tools: &mut [CodeTool],
+) -> Vec<(std::path::PathBuf, usize, Handler)> {
+    let mut declared: HashMap<String, usize> = HashMap::new();
+    for t in tools.iter() {
+        *declared.entry(t.def.name.value.clone()).or_default() += 1;
+    }
+    let mut found = Vec::new();
+    for t in tools
+        .iter_mut()
+        .filter(|t| t.handler.is_none() && t.def.handler.is_none())
+    {
+        let name = &t.def.name.value;
+        if declared.get(name).copied().unwrap_or(0) > 1 {
+            continue;
+        }
+        let arms: Vec<FnRef> = files
+            .iter()
+            .enumerate()
+            .flat_map(|(file, f)| {
+                f.dispatch
+                    .iter()
+                    .filter(|d| d.tool == *name)
+                    .filter_map(move |d| {
+                        let index = f.fns.iter().position(|g| g.name_span == d.span)?;
+                        Some(FnRef { file, index })
+                    })
+            })
+            .collect();
+        let [h] = arms[..] else {
+            continue;
+        };
+        let g = &files[h.file].fns[h.index];
+        let handler = Handler {
+            file: std::sync::Arc::clone(&files[h.file].file),
+            span: g.name_span,
+            name: g.name.split('[').next().unwrap_or(&g.name).to_string(),
+        };
+        t.handler = Some(h);
+        t.def.handler = Some(handler.clone());
+        found.push((t.def.file.path.clone(), t.def.span.start, handler));
+    }
+    found
 }
 
 /// Where each keyword argument put after the positional ones (see
@@ -380,6 +479,9 @@ fn keyword_moves(call: &CallFact, callee: &crate::model::code::FnFact) -> Vec<(u
         .collect()
 }
 
+/// How many `__init__.py` re-exports a name is followed through.
+const MAX_REEXPORTS: usize = 3;
+
 /// Which functions of the unit a call may reach.
 struct Resolver<'a> {
     files: &'a [FileFacts],
@@ -388,8 +490,29 @@ struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
+    /// Where `name` of file `file` is defined: there, or where the file
+    /// imports it from (a package's `__init__.py` re-exporting it).
+    fn defined<'n>(&'n self, file: usize, name: &'n str) -> (usize, &'n str) {
+        let (mut file, mut name) = (file, name);
+        for _ in 0..MAX_REEXPORTS {
+            let f = &self.files[file];
+            let here = f.fns.iter().any(|g| g.name == name && g.impl_id.is_none())
+                || f.impls.iter().any(|i| i.self_type == name);
+            match self
+                .imports
+                .get(file)
+                .and_then(|(names, _)| names.get(name))
+            {
+                Some(Imported::Name(m, n)) if !here => (file, name) = (*m, n.as_str()),
+                _ => break,
+            }
+        }
+        (file, name)
+    }
+
     /// Free functions named `name` in file `file`.
     fn free(&self, file: usize, name: &str) -> Vec<FnRef> {
+        let (file, name) = self.defined(file, name);
         self.files[file]
             .fns
             .iter()
@@ -401,6 +524,7 @@ impl Resolver<'_> {
 
     /// Methods named `name` of class `class` in file `file`.
     fn methods(&self, file: usize, class: &str, name: &str) -> Vec<FnRef> {
+        let (file, class) = self.defined(file, class);
         let f = &self.files[file];
         f.fns
             .iter()
@@ -481,7 +605,7 @@ impl Resolver<'_> {
                 Some(Imported::Name(m, class)) => {
                     let found = self.methods(*m, class, &call.callee);
                     if found.is_empty() {
-                        unique(self.any_method(*m, &call.callee))
+                        unique(self.any_method(self.defined(*m, class).0, &call.callee))
                     } else {
                         found
                     }

@@ -23,6 +23,8 @@ const MAX_ANCESTORS: usize = 6;
 /// The Python files of a scan, by normalised absolute path.
 pub struct Index {
     by_path: HashMap<PathBuf, usize>,
+    /// Which files are a package's `__init__.py`.
+    packages: Vec<bool>,
 }
 
 /// `p` made absolute and without `.`/`..` parts, so that paths as the walk
@@ -34,13 +36,24 @@ pub fn canonical(p: &Path) -> PathBuf {
 impl Index {
     /// `paths[i]` is file `i`.
     pub fn new<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Index {
+        let paths: Vec<&Path> = paths.into_iter().collect();
         Index {
+            packages: paths
+                .iter()
+                .map(|p| p.file_name().is_some_and(|n| n == "__init__.py"))
+                .collect(),
             by_path: paths
                 .into_iter()
                 .enumerate()
                 .map(|(i, p)| (canonical(p), i))
                 .collect(),
         }
+    }
+
+    /// Is file `i` a package's `__init__.py` (which mostly re-exports
+    /// names of its modules)?
+    pub fn is_package(&self, i: usize) -> bool {
+        self.packages.get(i).copied().unwrap_or(false)
     }
 
     /// The module `parts` (`["a", "b"]`) under `dir`: `a/b.py` or

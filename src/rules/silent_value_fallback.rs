@@ -78,6 +78,7 @@ impl Rule for SilentValueFallback {
             c.quiet = Quiet::Any(vec![
                 Quiet::IfSchemaEnum(subject.name.clone(), known.clone()),
                 Quiet::IfToolNames(known),
+                Quiet::IfCheckedByCallers(subject.mask),
             ]);
             out.push(c);
         }

@@ -49,6 +49,7 @@ impl Rule for WildcardArmDefault {
             c.quiet = Quiet::Any(vec![
                 Quiet::IfSchemaEnum(subject.name.clone(), known.clone()),
                 Quiet::IfToolNames(known),
+                Quiet::IfCheckedByCallers(subject.mask),
             ]);
             out.push(c);
         }

@@ -2260,6 +2260,7 @@ impl<'t, 's> Flow<'t, 's> {
             span: ts::span(n),
             type_arg: values::turbofish(n, src),
             arg_names: Vec::new(),
+            checked: 0,
             keywords: Vec::new(),
             escapes: 0,
         });
@@ -2287,6 +2288,7 @@ impl<'t, 's> Flow<'t, 's> {
                     span: ts::span(*a),
                     type_arg: None,
                     arg_names: Vec::new(),
+                    checked: 0,
                     keywords: Vec::new(),
                     escapes: 0,
                 });
