@@ -254,6 +254,12 @@ pub fn scan_with_progress(
     skipped.sort();
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
     api_documents_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
+    modules_shadowed_by_packages(
+        &mut tools,
+        &mut diagnostics,
+        &mut notifications,
+        &candidates,
+    );
     if !dynamic_imports {
         // A file named on the command line is judged whatever imports it.
         let explicit: Vec<&Path> = candidates
@@ -534,6 +540,47 @@ fn lists_nothing_imports(
             path: Some(f.clone()),
             line: None,
             message: "tool list not checked: it is bound to a name nothing in its module uses, and no other Python file imports the module".into(),
+        });
+    }
+}
+
+/// A Python module beside a package of the same name (`tools.py` and
+/// `tools/__init__.py`) is never imported: Python finds the package first.
+/// Its tools and the findings in it are set aside with a note, unless the
+/// file is named on the command line.
+fn modules_shadowed_by_packages(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    candidates: &[Candidate],
+) {
+    let packages: std::collections::BTreeSet<&Path> = candidates
+        .iter()
+        .filter(|c| c.path.file_name().is_some_and(|n| n == "__init__.py"))
+        .filter_map(|c| c.path.parent())
+        .collect();
+    let shadowed: std::collections::BTreeSet<&Path> = candidates
+        .iter()
+        .filter(|c| c.kind == FileKind::Python && !c.explicit)
+        .filter(|c| packages.contains(c.path.with_extension("").as_path()))
+        .map(|c| c.path.as_path())
+        .collect();
+    let hit = |p: &Path| shadowed.contains(p);
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for t in tools.iter().filter(|t| hit(&t.file.path)) {
+        seen.insert(t.file.display.to_string());
+    }
+    if seen.is_empty() {
+        return;
+    }
+    tools.retain(|t| !hit(&t.file.path));
+    diagnostics.retain(|d| !hit(&d.file.path));
+    for f in seen {
+        notifications.push(Notification {
+            level: Severity::Note,
+            path: Some(f),
+            line: None,
+            message: "tools not checked: a package of the same name beside this module is what `import` finds, so the module is never loaded".into(),
         });
     }
 }

@@ -125,12 +125,18 @@ pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef>
     if !listed.is_empty() {
         let bindings = module_bindings(root, &file.text);
         let mut unused: Vec<Option<bool>> = vec![None; bindings.len()];
-        let module = file
-            .path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("")
-            .to_string();
+        // A package's `__init__.py` is imported by the package's name.
+        let stem = file.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let module = if stem == "__init__" {
+            file.path
+                .parent()
+                .and_then(|p| p.file_name())
+                .and_then(|s| s.to_str())
+                .unwrap_or("")
+        } else {
+            stem
+        }
+        .to_string();
         for t in &mut listed {
             let Some(i) = bindings
                 .iter()

@@ -365,3 +365,26 @@ def run(command: str) -> str:
     .unwrap();
     m302().code(0);
 }
+
+/// A module beside a package of the same name (`tools.py` and `tools/`) is
+/// never imported: its tools are set aside with a note when found by
+/// walking a folder, and judged when the file is named.
+#[test]
+fn modules_a_package_shadows_are_set_aside_unless_named() {
+    use std::path::Path;
+    let dir = Path::new("tests/fixtures/N101/good-python-shadowed-module");
+    let walked = super::util::scan(&[dir], &["N101"], &[]);
+    assert!(walked.diagnostics.is_empty());
+    let names: Vec<&str> = walked.tools.iter().map(|t| t.name.value.as_str()).collect();
+    assert_eq!(names, ["fs_list"], "only the package's tool");
+    assert!(
+        walked
+            .notifications
+            .iter()
+            .any(|n| n.message.contains("a package of the same name")),
+        "{:?}",
+        walked.notifications
+    );
+    let named = super::util::scan(&[&dir.join("agent/tools.py")], &["N101"], &[]);
+    assert_eq!(named.diagnostics.len(), 1);
+}
