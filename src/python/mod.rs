@@ -548,7 +548,7 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         .iter()
         .find_map(|d| framework_decorator(*d, src))?;
     let (name, holes) = given_name(name_arg, src);
-    tool_from(
+    let mut t = tool_from(
         file,
         Registration {
             server: framework.to_string(),
@@ -560,7 +560,13 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
             format: ToolFormat::PythonFunction,
             holes,
         },
-    )
+    )?;
+    if framework == "langchain"
+        && let Some(model) = kwarg(args, "args_schema", src)
+    {
+        with_args_schema(&mut t, model, src);
+    }
+    Some(t)
 }
 
 /// Where a definition sits among the arms of the nearest `if`/`elif`/`else`
@@ -940,6 +946,46 @@ fn framework_registrations(
             },
         ));
     };
+    // `tool("name", description=.., args_schema=Model)(f)`: the call form
+    // of LangChain's `@tool`.
+    if fw.langchain
+        && callee.kind() == "call"
+        && callee
+            .child_by_field_name("function")
+            .is_some_and(|g| g.kind() == "identifier" && text(g, src) == "tool")
+        && fw.imports("tool")
+        && let Some(f) =
+            first_positional(args).filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+    {
+        let inner = callee.child_by_field_name("arguments");
+        let function = function_of(root, call, f, src);
+        if function.is_none() && !(f.kind() == "identifier" && fw.imports(text(f, src))) {
+            return;
+        }
+        let name = first_positional(inner)
+            .filter(|a| a.kind() == "string")
+            .or_else(|| kwarg(inner, "name_or_callable", src));
+        let (name, holes) = given_name(name, src);
+        let name = name.or_else(|| function.is_none().then(|| imported_name(f, src)));
+        if let Some(mut t) = tool_from(
+            file,
+            Registration {
+                server: "langchain".to_string(),
+                name,
+                description: kwarg(inner, "description", src),
+                function,
+                at: span(call),
+                format: ToolFormat::PythonFunction,
+                holes,
+            },
+        ) {
+            if let Some(model) = kwarg(inner, "args_schema", src) {
+                with_args_schema(&mut t, model, src);
+            }
+            out.push(t);
+        }
+        return;
+    }
     if fw.langchain
         && matches!(
             callee_text,
@@ -1123,19 +1169,23 @@ fn base_tool_class(file: &Arc<SourceFile>, fw: &Frameworks, class: TsNode) -> Op
         t.description_dynamic = false;
     }
     match args_schema {
-        Some(model) => {
-            let record = (model.kind() == "identifier")
-                .then(|| records::find(model, text(model, src), src))
-                .flatten();
-            t.input_schema = record.map(|r| {
-                let at = r.name_span;
-                synth(NodeKind::Object(record_schema(&r, src, 0)), at)
-            });
-        }
+        Some(model) => with_args_schema(&mut t, model, src),
         None if framework == "langchain" => t.input_schema = None,
         None => {}
     }
     Some(t)
+}
+
+/// The schema of `args_schema=Model` (LangChain, CrewAI): the model's, when
+/// the file defines it; else not known here.
+fn with_args_schema(t: &mut ToolDef, model: TsNode, src: &str) {
+    let record = (model.kind() == "identifier")
+        .then(|| records::find(model, text(model, src), src))
+        .flatten();
+    t.input_schema = record.map(|r| {
+        let at = r.name_span;
+        synth(NodeKind::Object(record_schema(&r, src, 0)), at)
+    });
 }
 
 /// `("a" "b")` → the concatenation inside.

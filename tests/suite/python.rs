@@ -239,7 +239,9 @@ fn tool_lists_in_modules_nothing_imports_are_set_aside_unless_named() {
 
 /// Agent frameworks' call forms: pydantic-ai's `Agent(tools=[f, Tool(g,
 /// name=..)])` and `agent.tool_plain(self.method)` on an agent parameter,
-/// LangChain's `StructuredTool.from_function(func=.., name=..)`.
+/// LangChain's `StructuredTool.from_function(func=.., name=..)` and
+/// `tool("name", args_schema=Model)(self.method)` (parameters from the
+/// model).
 #[test]
 fn tools_lists_agent_framework_call_forms() {
     let out = bin()
@@ -276,6 +278,7 @@ fn tools_lists_agent_framework_call_forms() {
             row("fx.rate", serde_json::json!(["currency"]), "lookup_rate"),
             row("forecast", serde_json::json!(["city", "days"]), "forecast"),
             row("docs.search", serde_json::json!(["query"]), "search_docs"),
+            row("plan.make", serde_json::json!(["goal", "days"]), "_make"),
         ]
     );
 }
