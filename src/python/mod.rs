@@ -297,14 +297,33 @@ fn visit<'t>(
     }
     // The outermost literal that holds a tool definition: a list of tools
     // is one tool list.
-    let tool_call = || node.kind() == "call" && callee_name(node, &file.text).ends_with("Tool");
+    let tool_call = || node.kind() == "call" && is_tool_call(callee_name(node, &file.text));
     if matches!(node.kind(), "dictionary" | "list") || tool_call() {
         let t = text(node, &file.text);
-        // `"name": ..` in a dict, `name=..` in `types.Tool(..)`.
+        // `"name": ..` in a dict, `name=..` in `types.Tool(..)`, `parameters=`
+        // in Gemini's `types.FunctionDeclaration(..)`.
         if (t.contains("\"name\"") || t.contains("'name'") || t.contains("name="))
-            && SCHEMA_KEYS.iter().any(|k| t.contains(k))
+            && (SCHEMA_KEYS.iter().any(|k| t.contains(k))
+                || (tool_call() && t.contains("parameters=")))
         {
-            literals.push(value(node, &file.text, 0));
+            let v = value(node, &file.text, 0);
+            // Gemini's declaration on its own: read as an element of the
+            // `function_declarations` it is made for.
+            literals.push(
+                if tool_call() && callee_name(node, &file.text) == "FunctionDeclaration" {
+                    let at = span(node);
+                    synth(
+                        NodeKind::Object(vec![Member {
+                            key: "function_declarations".into(),
+                            key_span: at,
+                            value: synth(NodeKind::Array(vec![v]), at),
+                        }]),
+                        at,
+                    )
+                } else {
+                    v
+                },
+            );
             return;
         }
     }
@@ -379,9 +398,7 @@ fn value(n: TsNode, src: &str, depth: usize) -> Node {
                 None => opaque(),
             };
         }
-        "call"
-            if matches!(callee_name(n, src), "dict") || callee_name(n, src).ends_with("Tool") =>
-        {
+        "call" if matches!(callee_name(n, src), "dict") || is_tool_call(callee_name(n, src)) => {
             let Some(args) = n.child_by_field_name("arguments") else {
                 return opaque();
             };
@@ -1751,6 +1768,13 @@ fn signature_schema(params: TsNode, src: &str) -> Node {
         root.push(member("required", synth(NodeKind::Array(required), at), at));
     }
     synth(NodeKind::Object(root), at)
+}
+
+/// A call that builds a tool definition from keyword arguments: the MCP
+/// SDK's `types.Tool(..)` (and other `..Tool` classes), Gemini's
+/// `types.FunctionDeclaration(..)`.
+fn is_tool_call(callee: &str) -> bool {
+    callee.ends_with("Tool") || callee == "FunctionDeclaration"
 }
 
 fn callee_name<'s>(call: TsNode, src: &'s str) -> &'s str {
