@@ -198,6 +198,10 @@ fn typo_of(word: &str, declared: &str) -> bool {
 fn listed(text: &str, out: &mut Vec<Mention>) {
     let mut offset = 0;
     let mut section: Option<Option<usize>> = None; // entry indentation once known
+    // Whether the section's entries are bulleted (`- name: ..`): a bulleted
+    // line among plain entries is a key of the entry above it
+    // (`configurations: a dict with the keys` / `- block_urls: ..`).
+    let mut bulleted = false;
     for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
@@ -230,8 +234,15 @@ fn listed(text: &str, out: &mut Vec<Mention>) {
             continue;
         };
         let width = c.get(1).map_or(0, |m| m.as_str().len());
+        let bullet = ["- ", "* ", "• "]
+            .iter()
+            .any(|b| body.trim_start().starts_with(b));
         match indent {
-            None => section = Some(Some(width)),
+            None => {
+                section = Some(Some(width));
+                bulleted = bullet;
+            }
+            Some(i) if width == i && bullet && !bulleted => continue,
             Some(i) if width == i => {}
             Some(i) if width > i => continue, // a continuation line
             Some(_) => {
@@ -281,6 +292,25 @@ fn words_of(schema: &Node, out: &mut HashSet<String>) {
                     out.insert(fold(s));
                 }
                 _ => {}
+            }
+        }
+    });
+}
+
+/// The descriptions of the object and array properties of a schema, at
+/// any depth: where keys inside them are documented.
+fn container_descriptions<'n>(schema: &'n Node, out: &mut Vec<&'n str>) {
+    walk(schema, &mut |sub| {
+        let Some(props) = sub.node.get("properties").and_then(Node::members) else {
+            return;
+        };
+        for m in props {
+            let ty = m.value.get("type").and_then(Node::as_str);
+            let container = matches!(ty, Some("object" | "array"))
+                || m.value.get("items").is_some()
+                || m.value.get("properties").is_some();
+            if container && let Some(d) = m.value.get("description").and_then(Node::as_str) {
+                out.push(d);
             }
         }
     });
@@ -358,13 +388,33 @@ fn check_tool(tool: &ToolDef, tool_names: &HashSet<String>, out: &mut Vec<Diagno
         return;
     };
     let mut known = HashSet::new();
+    let mut container_docs = Vec::new();
     for view in tool.schemas() {
         words_of(view.root, &mut known);
+        container_descriptions(view.root, &mut container_docs);
     }
+    // A key the description of an object or array parameter places inside
+    // it (`areas`: "include 'blur_strength' for each area"): quoted there,
+    // or written as code (snake_case, camelCase), not a plain word such as
+    // `data` or `from`.
+    let code_like = |w: &str| w.contains('_') || w.chars().skip(1).any(|c| c.is_ascii_uppercase());
+    let nested = |word: &str| {
+        container_docs.iter().any(|d| {
+            d.match_indices(word).any(|(i, _)| {
+                let (before, after) = (&d[..i], &d[i + word.len()..]);
+                let quoted = ["'", "\"", "`"]
+                    .iter()
+                    .any(|q| before.ends_with(q) && after.starts_with(q));
+                let whole = !before.ends_with(is_ident) && !after.starts_with(is_ident);
+                quoted || (whole && code_like(word))
+            })
+        })
+    };
     let mut seen = HashSet::new();
     for m in mentions(&desc.value, &declared) {
         let key = fold(&m.word);
         if known.contains(&key)
+            || nested(&m.word)
             || tool_names.contains(&key)
             || IMPLICIT.contains(&m.word.to_ascii_lowercase().as_str())
             || !seen.insert(key)
