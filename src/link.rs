@@ -196,6 +196,14 @@ pub fn findings(k: &mut Unit, all: bool) -> Vec<Diagnostic> {
     out
 }
 
+/// The tools whose handlers reach function `r`.
+fn reaching_tools(k: &Unit, r: FnRef) -> Vec<&ToolDef> {
+    k.surface
+        .get(&r)
+        .map(|reach| reach.tools.iter().map(|t| &k.tools[*t].def).collect())
+        .unwrap_or_default()
+}
+
 /// Says which tool a finding in function `r` is about: the one tool whose
 /// handler reaches it, or, in code several tools share, a note naming them.
 fn name_tools(k: &Unit, r: FnRef, d: &mut Diagnostic) {
@@ -322,11 +330,7 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
                 })
         }
         Quiet::IfSchemaValidated(key, accepts) => {
-            let reaching: Vec<&ToolDef> = k
-                .surface
-                .get(&r)
-                .map(|reach| reach.tools.iter().map(|t| &k.tools[*t].def).collect())
-                .unwrap_or_default();
+            let reaching = reaching_tools(k, r);
             k.validates_args
                 && !reaching.is_empty()
                 && reaching.iter().all(|t| {
@@ -338,11 +342,7 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
                 })
         }
         Quiet::IfSchemaEnum(key, known) => {
-            let reaching: Vec<&ToolDef> = k
-                .surface
-                .get(&r)
-                .map(|reach| reach.tools.iter().map(|t| &k.tools[*t].def).collect())
-                .unwrap_or_default();
+            let reaching = reaching_tools(k, r);
             let covered = |t: &&ToolDef| {
                 let Some(NodeKind::Array(values)) = t
                     .input_schema

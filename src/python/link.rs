@@ -510,41 +510,35 @@ impl Resolver<'_> {
         (file, name)
     }
 
-    /// Free functions named `name` in file `file`.
-    fn free(&self, file: usize, name: &str) -> Vec<FnRef> {
-        let (file, name) = self.defined(file, name);
-        self.files[file]
-            .fns
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.name == name && g.impl_id.is_none())
-            .map(|(index, _)| FnRef { file, index })
-            .collect()
-    }
-
-    /// Methods named `name` of class `class` in file `file`.
-    fn methods(&self, file: usize, class: &str, name: &str) -> Vec<FnRef> {
-        let (file, class) = self.defined(file, class);
+    /// Functions named `name` in file `file` whose class (`None` for a
+    /// free function) `class` accepts.
+    fn named(&self, file: usize, name: &str, class: impl Fn(Option<&str>) -> bool) -> Vec<FnRef> {
         let f = &self.files[file];
         f.fns
             .iter()
             .enumerate()
             .filter(|(_, g)| {
-                g.name == name && g.impl_id.is_some_and(|i| f.impls[i].self_type == class)
+                g.name == name && class(g.impl_id.map(|i| f.impls[i].self_type.as_str()))
             })
             .map(|(index, _)| FnRef { file, index })
             .collect()
     }
 
+    /// Free functions named `name` in file `file`.
+    fn free(&self, file: usize, name: &str) -> Vec<FnRef> {
+        let (file, name) = self.defined(file, name);
+        self.named(file, name, |c| c.is_none())
+    }
+
+    /// Methods named `name` of class `class` in file `file`.
+    fn methods(&self, file: usize, class: &str, name: &str) -> Vec<FnRef> {
+        let (file, class) = self.defined(file, class);
+        self.named(file, name, |c| c == Some(class))
+    }
+
     /// Methods named `name` of any class in file `file`.
     fn any_method(&self, file: usize, name: &str) -> Vec<FnRef> {
-        self.files[file]
-            .fns
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.name == name && g.impl_id.is_some())
-            .map(|(index, _)| FnRef { file, index })
-            .collect()
+        self.named(file, name, |c| c.is_some())
     }
 
     /// The one method named `name` among the classes a file imports.
