@@ -402,13 +402,18 @@ fn check_python(
     // Units: the files each root reaches, merged where they meet.
     let mut parent: HashMap<usize, usize> = imports.keys().map(|i| (*i, *i)).collect();
     fn find(parent: &mut HashMap<usize, usize>, i: usize) -> usize {
-        let p = parent[&i];
-        if p == i {
-            return i;
+        let mut root = i;
+        while parent[&root] != root {
+            root = parent[&root];
         }
-        let r = find(parent, p);
-        parent.insert(i, r);
-        r
+        // Path compression, without recursion.
+        let mut at = i;
+        while at != root {
+            let next = parent[&at];
+            parent.insert(at, root);
+            at = next;
+        }
+        root
     }
     let mut edges: Vec<(usize, usize)> = imports
         .iter()

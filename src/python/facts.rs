@@ -1247,11 +1247,6 @@ impl<'s, 't> Flow<'s, 't> {
             }
             splat_followed = true;
         }
-        // The arguments object passed on whole (`Model(**arguments)`,
-        // `validate(arguments)`, a handler of another module): its keys
-        // are read elsewhere.
-        // A function of the file is followed (its reads are its own); any
-        // other call may read every key.
         // Values refused out of a set before the call.
         let checked = arg_names
             .iter()
@@ -1265,9 +1260,12 @@ impl<'s, 't> Flow<'s, 't> {
                 })
             })
             .fold(0u64, |m, (i, _)| m | (1 << i));
-        // A call to a function the file does not define escapes unless the
-        // linker finds the function in another module (`CallFact::escapes`);
-        // `f(**arguments)` to one it does not follow escapes here.
+        // The arguments object passed on whole (`Model(**arguments)`,
+        // `validate(arguments)`, a handler of another module): its keys
+        // are read elsewhere. A function of the file is followed (its reads
+        // are its own); a call to one the file does not define escapes
+        // unless the linker finds it in another module (`CallFact::escapes`);
+        // `f(**arguments)` to a function not followed escapes here.
         let whole = roots.iter().fold(splat_root, |m, r| m | r);
         let mut escapes = 0;
         if splat_root != 0 && !splat_followed {
