@@ -517,11 +517,8 @@ fn model_names<'a>(
 ) -> impl Iterator<Item = String> + 'a {
     let param = caller.params.iter().position(|p| p.name == name);
     let known = param.and_then(|p| reach.names.get(&p));
-    let own = match (param, known) {
-        (Some(_), None) => None,
-        (None, _) => Some(name.to_string()),
-        (Some(_), Some(_)) => None,
-    };
+    // Not a parameter: a key read, whose name is the model's.
+    let own = param.is_none().then(|| name.to_string());
     known.into_iter().flatten().cloned().chain(own)
 }
 
