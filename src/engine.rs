@@ -489,14 +489,32 @@ fn api_documents_beside_tools(
     if docs.is_empty() {
         return;
     }
-    tools.retain(|t| !is_api(t));
-    diagnostics.retain(|d| !docs.contains(&*d.file.display));
-    for doc in docs {
+    set_aside_files(
+        tools,
+        diagnostics,
+        notifications,
+        docs,
+        "OpenAPI document read as the API the tools call, not as a tool list: the scan found tools in code or manifests",
+    );
+}
+
+/// Leaves out the tools and findings of `files` (by display path), with a
+/// note on each saying why.
+fn set_aside_files(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    files: std::collections::BTreeSet<String>,
+    why: &str,
+) {
+    tools.retain(|t| !files.contains(&*t.file.display));
+    diagnostics.retain(|d| !files.contains(&*d.file.display));
+    for f in files {
         notifications.push(Notification {
             level: Severity::Note,
-            path: Some(doc),
+            path: Some(f),
             line: None,
-            message: "OpenAPI document read as the API the tools call, not as a tool list: the scan found tools in code or manifests".into(),
+            message: why.to_string(),
         });
     }
 }
@@ -570,24 +588,18 @@ fn modules_shadowed_by_packages(
         .filter(|c| packages.contains(c.path.with_extension("").as_path()))
         .map(|c| c.path.as_path())
         .collect();
-    let hit = |p: &Path| shadowed.contains(p);
-    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    for t in tools.iter().filter(|t| hit(&t.file.path)) {
-        seen.insert(t.file.display.to_string());
-    }
-    if seen.is_empty() {
-        return;
-    }
-    tools.retain(|t| !hit(&t.file.path));
-    diagnostics.retain(|d| !hit(&d.file.path));
-    for f in seen {
-        notifications.push(Notification {
-            level: Severity::Note,
-            path: Some(f),
-            line: None,
-            message: "tools not checked: a package of the same name beside this module is what `import` finds, so the module is never loaded".into(),
-        });
-    }
+    let with_tools: std::collections::BTreeSet<String> = tools
+        .iter()
+        .filter(|t| shadowed.contains(t.file.path.as_path()))
+        .map(|t| t.file.display.to_string())
+        .collect();
+    set_aside_files(
+        tools,
+        diagnostics,
+        notifications,
+        with_tools,
+        "tools not checked: a package of the same name beside this module is what `import` finds, so the module is never loaded",
+    );
 }
 
 /// Runs the P rules: the surface of `tools` against the committed

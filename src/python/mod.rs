@@ -941,27 +941,37 @@ fn framework_registrations(
     let args = call.child_by_field_name("arguments");
     let callee_text = text(callee, src);
     let last = callee_text.rsplit('.').next().unwrap_or(callee_text);
-    let mut register = |server: &str, f: TsNode, kw: Option<TsNode>, at: TsNode| {
-        let function = function_of(root, call, f, src);
-        // Imported from another module: named after it, no schema here.
-        if function.is_none() && !(f.kind() == "identifier" && fw.imports(text(f, src))) {
-            return;
-        }
-        let name = kwarg(kw, "name", src).filter(|n| n.kind() == "string");
-        let (name, holes) = given_name(name, src);
-        let name = name.or_else(|| function.is_none().then(|| imported_name(f, src)));
-        out.extend(tool_from(
-            file,
-            Registration {
-                server: server.to_string(),
-                name,
-                description: kwarg(kw, "description", src),
-                function,
-                at: span(at),
-                format: ToolFormat::PythonFunction,
-                holes,
-            },
-        ));
+    // A tool for function `f` (one of the file's, or imported from another
+    // module: then named after it, with no schema here).
+    let make =
+        |server: &str, f: TsNode, name: Option<TsNode>, description: Option<TsNode>, at: TsNode| {
+            let function = function_of(root, call, f, src);
+            if function.is_none() && !(f.kind() == "identifier" && fw.imports(text(f, src))) {
+                return None;
+            }
+            let (name, holes) = given_name(name, src);
+            let name = name.or_else(|| function.is_none().then(|| imported_name(f, src)));
+            tool_from(
+                file,
+                Registration {
+                    server: server.to_string(),
+                    name,
+                    description,
+                    function,
+                    at: span(at),
+                    format: ToolFormat::PythonFunction,
+                    holes,
+                },
+            )
+        };
+    let register = |server: &str, f: TsNode, kw: Option<TsNode>, at: TsNode| {
+        make(
+            server,
+            f,
+            kwarg(kw, "name", src).filter(|n| n.kind() == "string"),
+            kwarg(kw, "description", src),
+            at,
+        )
     };
     // `tool("name", description=.., args_schema=Model)(f)`: the call form
     // of LangChain's `@tool`.
@@ -975,27 +985,10 @@ fn framework_registrations(
             first_positional(args).filter(|f| matches!(f.kind(), "identifier" | "attribute"))
     {
         let inner = callee.child_by_field_name("arguments");
-        let function = function_of(root, call, f, src);
-        if function.is_none() && !(f.kind() == "identifier" && fw.imports(text(f, src))) {
-            return;
-        }
         let name = first_positional(inner)
             .filter(|a| a.kind() == "string")
             .or_else(|| kwarg(inner, "name_or_callable", src));
-        let (name, holes) = given_name(name, src);
-        let name = name.or_else(|| function.is_none().then(|| imported_name(f, src)));
-        if let Some(mut t) = tool_from(
-            file,
-            Registration {
-                server: "langchain".to_string(),
-                name,
-                description: kwarg(inner, "description", src),
-                function,
-                at: span(call),
-                format: ToolFormat::PythonFunction,
-                holes,
-            },
-        ) {
+        if let Some(mut t) = make("langchain", f, name, kwarg(inner, "description", src), call) {
             if let Some(model) = kwarg(inner, "args_schema", src) {
                 with_args_schema(&mut t, model, src);
             }
@@ -1010,7 +1003,7 @@ fn framework_registrations(
         )
     {
         if let Some(f) = kwarg(args, "func", src).or_else(|| first_positional(args)) {
-            register("langchain", f, args, call);
+            out.extend(register("langchain", f, args, call));
         }
         return;
     }
@@ -1025,7 +1018,7 @@ fn framework_registrations(
         && let Some(f) = first_positional(args)
         && matches!(f.kind(), "identifier" | "attribute")
     {
-        register("pydantic-ai", f, args, call);
+        out.extend(register("pydantic-ai", f, args, call));
         return;
     }
     // `Agent(.., tools=[f, Tool(g, name=..)])`
@@ -1035,11 +1028,11 @@ fn framework_registrations(
         let mut c = list.walk();
         for item in list.named_children(&mut c) {
             match item.kind() {
-                "identifier" | "attribute" => register("pydantic-ai", item, None, item),
+                "identifier" | "attribute" => out.extend(register("pydantic-ai", item, None, item)),
                 "call" if callee_name(item, src) == "Tool" => {
                     let a = item.child_by_field_name("arguments");
                     if let Some(f) = kwarg(a, "function", src).or_else(|| first_positional(a)) {
-                        register("pydantic-ai", f, a, item);
+                        out.extend(register("pydantic-ai", f, a, item));
                     }
                 }
                 _ => {}

@@ -4,18 +4,18 @@
 
 use super::util::bin;
 
-#[test]
-fn tools_lists_fastmcp_tools_with_handlers_and_parameters() {
+/// `toolaudit tools PATH --format json`, which must succeed, parsed.
+fn tools_json(path: &str) -> serde_json::Value {
     let out = bin()
-        .args([
-            "tools",
-            "tests/fixtures/N101/bad-fastmcp",
-            "--format",
-            "json",
-        ])
+        .args(["tools", path, "--format", "json"])
         .assert()
         .code(0);
-    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+#[test]
+fn tools_lists_fastmcp_tools_with_handlers_and_parameters() {
+    let v = tools_json("tests/fixtures/N101/bad-fastmcp");
     let tools = v["tools"].as_array().unwrap();
     let got: Vec<(String, String, serde_json::Value, serde_json::Value, String)> = tools
         .iter()
@@ -81,16 +81,7 @@ fn python_files_without_tools_are_scanned_quietly() {
 /// what the framework fills in (`RunnableConfig`, `RunContext`).
 #[test]
 fn tools_lists_agent_framework_tools() {
-    let out = bin()
-        .args([
-            "tools",
-            "tests/fixtures/N101/bad-python-agent-frameworks",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .code(0);
-    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let v = tools_json("tests/fixtures/N101/bad-python-agent-frameworks");
     let got: Vec<(String, String, serde_json::Value, String)> = v["tools"]
         .as_array()
         .unwrap()
@@ -130,16 +121,7 @@ fn tools_lists_agent_framework_tools() {
 /// arm of the `call_tool` dispatch on its name.
 #[test]
 fn tools_lists_low_level_server_tools_with_their_dispatch_arms() {
-    let out = bin()
-        .args([
-            "tools",
-            "tests/fixtures/M103/bad-python-lowlevel",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .code(0);
-    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let v = tools_json("tests/fixtures/M103/bad-python-lowlevel");
     let got: Vec<(String, serde_json::Value, String, u64)> = v["tools"]
         .as_array()
         .unwrap()
@@ -244,16 +226,7 @@ fn tool_lists_in_modules_nothing_imports_are_set_aside_unless_named() {
 /// model).
 #[test]
 fn tools_lists_agent_framework_call_forms() {
-    let out = bin()
-        .args([
-            "tools",
-            "tests/fixtures/N101/bad-python-framework-call-forms",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .code(0);
-    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let v = tools_json("tests/fixtures/N101/bad-python-framework-call-forms");
     let got: Vec<(String, serde_json::Value, String)> = v["tools"]
         .as_array()
         .unwrap()
@@ -288,16 +261,7 @@ fn tools_lists_agent_framework_call_forms() {
 /// handler; an abstract base without `_run` is not a tool.
 #[test]
 fn tools_lists_base_tool_subclasses() {
-    let out = bin()
-        .args([
-            "tools",
-            "tests/fixtures/N101/bad-python-base-tool",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .code(0);
-    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let v = tools_json("tests/fixtures/N101/bad-python-base-tool");
     let got: Vec<(String, serde_json::Value, serde_json::Value, String)> = v["tools"]
         .as_array()
         .unwrap()
