@@ -60,6 +60,9 @@ pub enum SchemaExpr {
     Schemars(String, Span),
     /// What a function returns: `Self::input_schema()`.
     Call(String, Span),
+    /// A `static` or `const` item's value: `&INPUT_SCHEMA` where
+    /// `static INPUT_SCHEMA: LazyLock<Value> = LazyLock::new(|| json!(..))`.
+    Static(String, Span),
     /// A schema synthesised from rmcp `#[tool(param)]` parameters, anchored
     /// at the method's name.
     Params(Vec<FieldFact>, Span),
@@ -75,6 +78,12 @@ pub struct ToolDecl {
     /// `None` when the declaration has no description.
     pub description: Option<ValueExpr>,
     pub schema: Option<SchemaExpr>,
+    /// MCP `outputSchema`: what `fn output_schema()` returns.
+    pub output_schema: Option<SchemaExpr>,
+    /// Built by a call of a project helper with the name first
+    /// (`tool_entry("list_jobs", "..", SCHEMA, OUT_SCHEMA)`): what is checked
+    /// against the file once it is read.
+    pub positional: Option<Positional>,
     pub strict: Option<bool>,
     pub format: ToolFormat,
     /// The whole declaration.
@@ -116,6 +125,16 @@ pub struct ToolDecl {
     pub literal_list: Option<usize>,
 }
 
+/// See [`ToolDecl::positional`].
+#[derive(Clone, Debug)]
+pub struct Positional {
+    /// The function called.
+    pub helper: String,
+    /// A second schema argument, with its position: the output schema when
+    /// the helper's parameter there is named for one (`output_schema`).
+    pub output: Option<(usize, SchemaExpr)>,
+}
+
 impl ValueExpr {
     /// Where the value is written (the first alternative's place for a
     /// may-be set).
@@ -151,6 +170,8 @@ impl ToolDecl {
             cfg: None,
             name_file: None,
             schema_site: None,
+            output_schema: None,
+            positional: None,
             name_from_method: false,
             handler_type: None,
             crate_wide: false,
@@ -422,6 +443,9 @@ pub struct FieldFact {
     /// `#[schemars(with = "Vec<String>")]`: the type the schema is derived
     /// from instead of the field's own.
     pub schema_with: Option<String>,
+    /// `#[schemars(schema_with = "f")]`: the function `f` writes the
+    /// field's schema, unknown here (an object, not `true`).
+    pub schema_fn: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -600,6 +624,9 @@ pub struct FileFacts {
     pub uses: Vec<(String, Vec<String>)>,
     /// Frameworks in the file that drop unknown argument keys.
     pub key_policies: Vec<KeyPolicy>,
+    /// `static` and `const` items whose value is a schema (`LazyLock::new(||
+    /// json!(..))`, `LazyLock::new(schema_for::<T>)`), by name.
+    pub schema_statics: Vec<(String, SchemaExpr)>,
 }
 
 impl FileFacts {
@@ -626,6 +653,7 @@ impl FileFacts {
             uses: Vec::new(),
             stated_bounds: Vec::new(),
             key_policies: Vec::new(),
+            schema_statics: Vec::new(),
         }
     }
 }

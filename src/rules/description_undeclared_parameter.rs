@@ -141,8 +141,14 @@ fn mentions(text: &str, declared: &[&str]) -> Vec<Mention> {
             .iter()
             .find_map(|g| c.name(g))
             .unwrap();
-        if negated(&text[..c.get(0).unwrap().start()]) || in_output(m.start()) {
+        let before = &text[..c.get(0).unwrap().start()];
+        if negated(before) || in_output(m.start()) {
             continue; // "(no `mark_read` param)": says it is not there
+        }
+        // "call_tool's output_filter parameter": another tool's (or
+        // system's) parameter, named as such.
+        if before.trim_end().ends_with("'s") || before.trim_end().ends_with("’s") {
+            continue;
         }
         out.push(Mention {
             word: m.as_str().to_string(),
@@ -545,6 +551,18 @@ mod tests {
         assert!(words("There is no `dry_run` parameter.", &[]).is_empty());
         // "the search parameter": an ordinary word, not an identifier.
         assert!(words("Use the search parameter wisely.", &[]).is_empty());
+        // Another tool's parameter, named as such.
+        assert!(
+            words(
+                "Filtering is done by call_tool's output_filter parameter.",
+                &["build_id"]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            words("Filtering is done by the output_filter parameter.", &[]),
+            [("output_filter".into(), How::Named)]
+        );
     }
 
     #[test]

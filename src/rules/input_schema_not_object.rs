@@ -42,7 +42,15 @@ fn check_output(tool: &ToolDef, out: &mut Vec<Diagnostic>) {
         (NodeKind::Object(_), Some(t)) => Some((
             t.span,
             "/type",
-            format!("has root `type` {}", schema_text(view.file.slice(t.span))),
+            match t.as_str() {
+                // Derived from a Rust type: the span is the type, not a
+                // string.
+                Some(ty) if !view.file.slice(t.span).starts_with(['"', '\'']) => format!(
+                    "has root `type` `\"{ty}\"` (derived from `{}`)",
+                    view.file.slice(t.span)
+                ),
+                _ => format!("has root `type` {}", schema_text(view.file.slice(t.span))),
+            },
         )),
         (NodeKind::Object(_), None) => {
             Some((schema.span.start_only(), "", "has no `type`".to_string()))

@@ -135,6 +135,7 @@ impl Checker<'_> {
 impl Rule for TargetSchemaUnsupported {
     fn check_tool(&self, cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
         check_output_dialect(cx, tool, out);
+        check_output_booleans(cx, tool, out);
         let Some(root) = &tool.input_schema else {
             return;
         };
@@ -429,6 +430,58 @@ fn check_output_dialect(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>)
             .note("the tool list loads and the tool looks registered, but every call fails in the client: `Tool '…' has an invalid outputSchema: JSON Schema declares an unsupported dialect … The default validator supports JSON Schema 2020-12 only` (zod-to-json-schema stamps draft-07)")
             .help("remove `$schema` from the output schema (2020-12 is MCP's default), or emit 2020-12"),
     );
+}
+
+/// `"properties": {"x": true}` in an MCP `outputSchema`: MCP hosts build a
+/// validator from each tool's output schema while loading the tool list
+/// (Claude Code converts it to Zod) and fail on a `true` there as on one in
+/// the input schema, dropping every tool of the server. Gemini never sees
+/// output schemas.
+fn check_output_booleans(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>) {
+    if !cx
+        .targets
+        .iter()
+        .any(|t| matches!(t.id, "mcp" | "claude-connectors" | "portable"))
+    {
+        return;
+    }
+    let Some(view) = tool.output_view() else {
+        return;
+    };
+    walk(view.root, &mut |sub: &Sub| {
+        let NodeKind::Bool(b) = sub.node.kind else {
+            return;
+        };
+        if !matches!(sub.keyword, "properties" | "items" | "prefixItems") {
+            return;
+        }
+        let p = sub.pointer.as_str();
+        let what = if sub.keyword == "properties" {
+            format!("property `{}`", short(p.rsplit('/').next().unwrap_or(p)))
+        } else {
+            format!(
+                "`{}` at {}",
+                sub.keyword,
+                Checker::at(p.rsplit_once('/').map_or("", |(a, _)| a))
+            )
+        };
+        let derived = fix::Syntax::of(view.file).is_none();
+        let help = if derived && sub.keyword != "properties" {
+            "give the elements a type of their own (`Vec<T>` with `T: JsonSchema`), or the field a schema with `#[schemars(schema_with = \"…\")]`"
+        } else if derived {
+            "give the field a doc comment (schemars then writes `{\"description\": …}`), or a schema of its own with `#[schemars(with = \"…\")]`"
+        } else {
+            "write the schema, or `{}` (with a `description`) for any value"
+        };
+        out.push(
+            Diagnostic::new("S105", Severity::Error, view.file, sub.node.span)
+                .in_view(tool, &view, p)
+                .message(format!("{what} of the output schema of `{}` has the boolean schema `{b}`; MCP hosts fail on it", short(&tool.name.value)))
+                .label("boolean schema")
+                .note("valid JSON Schema, but MCP hosts build a validator from the output schema while loading the tool list (Claude Code converts it to Zod) and fail on a `true` there, dropping every tool of the server")
+                .help(help),
+        );
+    });
 }
 
 /// `"properties": {"x": true}`, `"items": true`: valid JSON Schema that

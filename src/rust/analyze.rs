@@ -141,6 +141,10 @@ pub struct Analyzer<'a> {
     facts: FileFacts,
     /// The inline modules around the items being read (`mod x { .. }`).
     mod_path: Vec<String>,
+    /// Declarations written inside an impl's run method (`fn call`): a
+    /// `describe_tool` that returns another tool's definition. They do not
+    /// make the impl's own `name()` and schema methods any less a tool.
+    run_method_tools: usize,
 }
 
 /// Analyses one parsed file.
@@ -160,12 +164,50 @@ pub fn analyze(
             ..FileFacts::new(file)
         },
         mod_path: Vec::new(),
+        run_method_tools: 0,
     };
     a.items(root, None, false, 0);
+    check_positional(&mut a.facts);
     for t in &mut a.facts.tools {
         (t.branch, t.bound_before, t.literal_list) = placement(root, t.span, &file.text);
     }
     a.facts
+}
+
+/// Declarations built by a helper call with the name first: a `static`
+/// schema must be one of this file's (a constant that is not a schema makes
+/// no tool), and a second schema is the output schema only when the
+/// helper's parameter there is named for one (`output_schema`, `out_schema`).
+fn check_positional(facts: &mut FileFacts) {
+    let FileFacts {
+        tools,
+        fns,
+        schema_statics,
+        ..
+    } = facts;
+    tools.retain_mut(|t| {
+        let Some(p) = t.positional.take() else {
+            return true;
+        };
+        if let Some(SchemaExpr::Static(name, _)) = &t.schema
+            && !schema_statics.iter().any(|(n, _)| n == name)
+        {
+            return false;
+        }
+        if let Some((at, e)) = p.output {
+            let named = fns.iter().filter(|f| f.name == p.helper).any(|f| {
+                let params: Vec<&ParamFact> = f.params.iter().filter(|p| !p.is_self).collect();
+                params.get(at).is_some_and(|p| {
+                    let n = p.name.to_ascii_lowercase();
+                    n.contains("output") || n.starts_with("out_")
+                })
+            });
+            if named {
+                t.output_schema = Some(e);
+            }
+        }
+        true
+    });
 }
 
 /// Where a declaration sits in its function, from one walk up its
@@ -390,6 +432,7 @@ impl<'a> Analyzer<'a> {
             assoc_types: Vec::new(),
         });
         let tools_before = self.facts.tools.len();
+        let run_before = self.run_method_tools;
         let before = (self.facts.fns.len(), self.facts.consts.len());
         if let Some(body) = field(node, "body") {
             self.items(body, Some(id), test, depth + 1);
@@ -408,7 +451,8 @@ impl<'a> Analyzer<'a> {
                 t.args_type.clone_from(&args_type);
             }
         }
-        if self.facts.tools.len() == tools_before {
+        let in_run_methods = self.run_method_tools - run_before;
+        if self.facts.tools.len() - tools_before == in_run_methods {
             self.trait_tool(id, before, node, args_type);
         }
     }
@@ -503,6 +547,10 @@ impl<'a> Analyzer<'a> {
             );
             d.description = description;
             d.schema = schema;
+            d.output_schema = fns
+                .iter()
+                .find(|f| f.name == "output_schema")
+                .and_then(|f| f.returns_schema.clone());
             d.impl_id = Some(id);
             d.args_type = args_type;
             d.name_from_method = from_method;
@@ -609,6 +657,7 @@ impl<'a> Analyzer<'a> {
                             f.description = Some(v)
                         }
                         ("schemars", "with", Some((v, _))) => f.schema_with = Some(v),
+                        ("schemars", "schema_with", _) => f.schema_fn = true,
                         _ => {}
                     }
                 }
@@ -651,6 +700,12 @@ impl<'a> Analyzer<'a> {
                 value: v,
                 impl_id,
             });
+        }
+        if let Some(schema) = values::schema_expr(value, self.src, &locals) {
+            let name = text(name, self.src);
+            if !matches!(&schema, SchemaExpr::Static(n, _) if n == name) {
+                self.facts.schema_statics.push((name.to_string(), schema));
+            }
         }
         // `static TOOLS: LazyLock<Vec<Tool>> = …`: declarations inside.
         let mut flow = Flow::new(self.src, &[], true);
@@ -832,6 +887,9 @@ impl<'a> Analyzer<'a> {
                 self.facts.dispatch.push(d);
             }
             flow.map_tools();
+            if impl_id.is_some() && CALL_METHODS.contains(&fact.name.as_str()) {
+                self.run_method_tools += flow.tools.len();
+            }
             self.take_tools(&mut flow, fact.cfg.clone(), impl_id);
             super::sites::record(src, &mut fact, &flow, self.cx.truncation_markers);
             let view = FunctionView {
@@ -1760,7 +1818,7 @@ impl<'t, 's> Flow<'t, 's> {
                     let (name, recv) = ts::callee_ref(n, src)?;
                     let recv = recv?;
                     match name {
-                        "get" => {
+                        "get" | "get_mut" | "remove" => {
                             let args = ts::call_args(n);
                             let [k] = args.as_slice() else { return None };
                             let key = ts::string_value(*k, src)?;
@@ -2008,6 +2066,11 @@ impl<'t, 's> Flow<'t, 's> {
                 } else {
                     0
                 };
+                // `args.remove("filter").and_then(|v| from_value(v).ok())`:
+                // the closure's parameter is the value under one key.
+                let recv_nested = recv
+                    .filter(|r| has_closure && text(*r, src).contains('"'))
+                    .and_then(|r| self.nested_of(r));
                 for a in cargs {
                     if a.kind_name() == "closure_expression"
                         && let Some(ps) = field(a, "parameters")
@@ -2017,7 +2080,16 @@ impl<'t, 's> Flow<'t, 's> {
                             self.bind(pat, recv_mask);
                             let mut names = Vec::new();
                             bindings(pat, src, &mut names, 0);
+                            let single = names.len() == 1 && pat.kind_name() == "identifier";
                             for (name, _) in names {
+                                match &recv_nested {
+                                    Some(v) if single => {
+                                        self.nested.insert(name.clone(), v.clone());
+                                    }
+                                    _ => {
+                                        self.nested.remove(&name);
+                                    }
+                                }
                                 if recv_root != 0 {
                                     self.roots.insert(name.clone(), recv_root);
                                 }
@@ -2457,9 +2529,15 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         };
         let inner = text(body, src);
+        // `vec![entry("list_jobs", "..", (*JOBS).clone()), ..]`: a helper
+        // called with a name first (see `positional_tool`).
+        let name_first = inner
+            .match_indices('(')
+            .any(|(i, _)| inner[i + 1..].trim_start().starts_with('"'));
         if !(TOOL_TYPE_WORDS.iter().any(|w| inner.contains(w))
             || inner.contains("json!")
-            || inner.contains("object!"))
+            || inner.contains("object!")
+            || name_first)
             || self.reparse_depth > 2
         {
             return;
@@ -2718,23 +2796,42 @@ impl<'t, 's> Flow<'t, 's> {
         else {
             return;
         };
+        // The schema: a `json!` literal, or a `static` of the file
+        // (`(*READ_SCHEMA).clone()`, checked once the file is read: see
+        // `analyze`).
+        let static_schema = |a: &TsNode| {
+            matches!(
+                values::schema_expr(*a, src, &self.locals),
+                Some(SchemaExpr::Static(..))
+            )
+        };
         let schema_at = args.iter().skip(1).position(|a| {
-            a.kind_name() == "macro_invocation"
-                && matches!(ts::macro_name(*a, src), "json" | "object")
+            (a.kind_name() == "macro_invocation"
+                && matches!(ts::macro_name(*a, src), "json" | "object"))
+                || static_schema(a)
         });
         let Some(schema_at) = schema_at.map(|i| i + 1) else {
             return;
         };
-        let Some(SchemaExpr::Json(schema)) =
-            values::schema_expr(args[schema_at], src, &self.locals)
-        else {
-            return;
+        let schema = match values::schema_expr(args[schema_at], src, &self.locals) {
+            Some(SchemaExpr::Json(schema)) => {
+                if schema.get("properties").is_none()
+                    && !matches!(schema.get("type").map(|t| &t.kind), Some(NodeKind::String(t)) if t == "object")
+                {
+                    return;
+                }
+                SchemaExpr::Json(schema)
+            }
+            Some(e @ SchemaExpr::Static(..)) => e,
+            _ => return,
         };
-        if schema.get("properties").is_none()
-            && !matches!(schema.get("type").map(|t| &t.kind), Some(NodeKind::String(t)) if t == "object")
-        {
-            return;
-        }
+        // A second schema right after it: the output schema, when the
+        // helper's parameter there says so (checked in `analyze`).
+        let output = args
+            .get(schema_at + 1)
+            .filter(|a| static_schema(a) || a.kind_name() == "macro_invocation")
+            .and_then(|a| values::schema_expr(*a, src, &self.locals))
+            .map(|e| (e, schema_at + 1));
         // `"..."`, `Some("...".to_string())`.
         let description = args[1..schema_at].iter().find_map(|a| {
             match values::value_expr(*a, src, &self.locals) {
@@ -2766,7 +2863,11 @@ impl<'t, 's> Flow<'t, 's> {
         d.description = description.map(|(value, span)| ValueExpr::Str(Spanned { value, span }));
         d.handler_type = handler_type;
         d.schema_site = Some(ts::span(args[schema_at]));
-        d.schema = Some(SchemaExpr::Json(schema));
+        d.schema = Some(schema);
+        d.positional = Some(Positional {
+            helper: callee.clone(),
+            output: output.map(|(e, at)| (at, e)),
+        });
         self.tools.push(d);
         if let Some(h) = handler {
             self.dispatch.push(Dispatch {
@@ -2935,7 +3036,8 @@ impl<'t, 's> Flow<'t, 's> {
             return;
         }
         let resolved = values::schema_expr(schema_node, src, &self.locals);
-        if by_id && resolved.is_none() && ts::peel(schema_node, src).kind_name() == "identifier" {
+        let unresolved = matches!(resolved, None | Some(SchemaExpr::Static(..)));
+        if by_id && unresolved && ts::peel(schema_node, src).kind_name() == "identifier" {
             return;
         }
         let desc_value = description.map(|d| {
@@ -3053,7 +3155,14 @@ impl<'t, 's> Flow<'t, 's> {
                     // `"parameters": schema` or `"inputSchema": Self::schema()`
                     NodeKind::Opaque(t) => match values::value_from_text(t, n.span) {
                         ValueExpr::Call(name, span) => Some(SchemaExpr::Call(name, span)),
-                        _ => self.locals.schemas.get(t.trim()).cloned(),
+                        _ => {
+                            let t = t.trim().trim_start_matches(['&', '*']);
+                            let t = t.strip_suffix(".clone()").unwrap_or(t);
+                            self.locals.schemas.get(t).cloned().or_else(|| {
+                                values::is_const_name(t)
+                                    .then(|| SchemaExpr::Static(t.to_string(), n.span))
+                            })
+                        }
                     },
                     _ => Some(SchemaExpr::Json(n.clone())),
                 });

@@ -24,6 +24,8 @@ struct Index<'a> {
     fns: HashMap<&'a str, Vec<FnRef>>,
     structs: HashMap<&'a str, Vec<(usize, usize)>>,
     consts: HashMap<&'a str, Vec<(usize, &'a ConstFact)>>,
+    /// `static`/`const` items whose value is a schema, by name.
+    statics: HashMap<&'a str, Vec<(usize, &'a SchemaExpr)>>,
     /// Methods by (self type, name), for `self.f()` and `Type::f()`.
     methods: HashMap<(&'a str, &'a str), Vec<FnRef>>,
     /// The first registration of each tool name: its file and the
@@ -88,6 +90,7 @@ impl<'a> Index<'a> {
         let mut fns: HashMap<&str, Vec<FnRef>> = HashMap::new();
         let mut structs: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
         let mut consts: HashMap<&str, Vec<(usize, &ConstFact)>> = HashMap::new();
+        let mut statics: HashMap<&str, Vec<(usize, &SchemaExpr)>> = HashMap::new();
         let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
         let mut registered: HashMap<&str, (usize, &str)> = HashMap::new();
         let mut dispatched: HashMap<&str, (usize, &Dispatch)> = HashMap::new();
@@ -133,8 +136,12 @@ impl<'a> Index<'a> {
             for c in &f.consts {
                 consts.entry(&c.name).or_default().push((fi, c));
             }
+            for (name, e) in &f.schema_statics {
+                statics.entry(name).or_default().push((fi, e));
+            }
         }
         Index {
+            statics,
             field_inits,
             files,
             fns,
@@ -408,20 +415,39 @@ impl<'a> Index<'a> {
                 self.fill_descriptions(&mut n, file, impl_id, 0);
                 Some((n, file, None))
             }
-            SchemaExpr::Type(t, _) | SchemaExpr::Schemars(t, _) => {
-                let s = self.find_struct(t, file)?;
-                let st = &self.files[s.0].structs[s.1];
+            SchemaExpr::Type(t, at) | SchemaExpr::Schemars(t, at) => {
                 let nulls = matches!(e, SchemaExpr::Schemars(..));
+                let Some(s) = self.find_struct(t, file) else {
+                    // `schema_for::<Vec<Entry>>()`: an array at the root.
+                    if json_type(t) != Some("array") {
+                        return None;
+                    }
+                    let derive = Derive::new(self.files, file, nulls);
+                    let members = derive.type_schema(t, *at, &mut Vec::new());
+                    return Some((synth(NodeKind::Object(members), *at), file, Some(PARAMS)));
+                };
+                let st = &self.files[s.0].structs[s.1];
+                let derive = Derive::new(self.files, s.0, nulls);
+                let mut within = vec![st.name.as_str()];
                 Some((
-                    struct_schema(&st.fields, st.deny_unknown_fields, nulls, st.name_span),
+                    derive.struct_schema(st, st.name_span, &mut within),
                     s.0,
                     Some(s),
                 ))
             }
             SchemaExpr::Params(fields, at) => {
-                let at = *at;
                 // Derived, but from parameters rather than a struct.
-                Some((struct_schema(fields, false, false, at), file, Some(PARAMS)))
+                let derive = Derive::new(self.files, file, false);
+                let node = derive.fields_schema(fields, false, *at, &mut Vec::new());
+                Some((node, file, Some(PARAMS)))
+            }
+            SchemaExpr::Static(name, _) => {
+                let all = self.statics.get(name.as_str())?;
+                let (f, e) = all
+                    .iter()
+                    .find(|(f, _)| *f == file)
+                    .or_else(|| (all.len() == 1).then(|| &all[0]))?;
+                self.resolve_schema(e, *f, None, depth + 1)
             }
             SchemaExpr::Call(name, _) => {
                 let fns = self.fns.get(name.as_str())?;
@@ -466,111 +492,172 @@ fn json_type(ty: &str) -> Option<&'static str> {
     })
 }
 
-/// The members of the schema schemars writes for a Rust type: its `type`,
-/// and for sequences their `items` (`{}` when the element type is not
-/// known here). With `nulls` (schemars' own settings), an `Option<T>` is
-/// `"type": [T, "null"]`; SDKs that derive through schemars may rewrite it
-/// (rmcp 0.x added `nullable: true` instead), so it is left as `T` there.
-fn type_schema(ty: &str, at: Span, nulls: bool, depth: usize) -> Vec<Member> {
-    let Some(t) = json_type(ty) else {
-        return Vec::new();
-    };
-    let owned = |ty: &str| ty.trim_start_matches('&').trim().to_string();
-    let (ty, optional) = match owned(ty)
-        .strip_prefix("Option<")
-        .and_then(|r| r.strip_suffix('>'))
-    {
-        Some(inner) => (inner.trim().to_string(), true),
-        None => (owned(ty), false),
-    };
-    let ty = ty.as_str();
-    let type_value = if nulls && optional {
-        NodeKind::Array(vec![
-            synth(NodeKind::String(t.into()), at),
-            synth(NodeKind::String("null".into()), at),
-        ])
-    } else {
-        NodeKind::String(t.into())
-    };
-    let mut members = vec![member("type", synth(type_value, at), at)];
-    if t == "array" {
-        let inner = ty
-            .split_once('<')
-            .and_then(|(_, r)| r.rsplit_once('>'))
-            .map(|(i, _)| i.trim())
-            .unwrap_or("");
-        // schemars writes `"items": true` for a `Vec<serde_json::Value>`.
-        let item = if type_name(inner) == "Value" {
-            NodeKind::Bool(true)
-        } else if depth < 8 {
-            NodeKind::Object(type_schema(inner, at, nulls, depth + 1))
-        } else {
-            NodeKind::Object(Vec::new())
-        };
-        members.push(member("items", synth(item, at), at));
-    }
-    members
+/// Derives schemas as schemars writes them, from the structs of one file:
+/// a field whose type is another struct of the file that derives
+/// `JsonSchema` gets that struct's schema, inline (schemars may write it
+/// under `$defs` with a `$ref`; what it says is the same).
+struct Derive<'a> {
+    structs: Vec<&'a StructFact>,
+    /// With schemars' own settings, an `Option<T>` is `"type": [T,
+    /// "null"]`; SDKs that derive through schemars may rewrite it (rmcp 0.x
+    /// added `nullable: true` instead), so it is left as `T` there.
+    nulls: bool,
 }
 
-/// The input schema schemars derives from fields: spans point at the fields.
-fn struct_schema(fields: &[FieldFact], closed: bool, nulls: bool, at: Span) -> Node {
-    let mut props = Vec::new();
-    let mut required = Vec::new();
-    for f in fields.iter().filter(|f| !f.skip && !f.flatten) {
-        let ty = f.schema_with.as_deref().unwrap_or(&f.ty);
-        let mut members = type_schema(ty, f.span, nulls, 0);
-        for (key, bound) in [("minimum", &f.range.0), ("maximum", &f.range.1)] {
-            let Some(b) = bound else { continue };
-            // A literal as a number; a constant (`max = MAX_PAGE`) as a
-            // run-time value: stated, but not known here.
-            let n = b.replace('_', "");
-            let kind = if n.parse::<f64>().is_ok() {
-                NodeKind::Number(n)
-            } else {
-                NodeKind::Opaque(b.clone())
-            };
-            members.push(member(key, synth(kind, f.span), f.span));
+impl<'a> Derive<'a> {
+    fn new(files: &'a [FileFacts], file: usize, nulls: bool) -> Self {
+        Derive {
+            structs: files
+                .get(file)
+                .map(|f| f.structs.iter().collect())
+                .unwrap_or_default(),
+            nulls,
         }
-        if let Some(d) = &f.description {
-            members.push(member(
-                "description",
-                synth(NodeKind::String(d.clone()), f.span),
-                f.span,
+    }
+
+    /// The struct of the file a type names, when it derives `JsonSchema`.
+    fn nested(&self, ty: &str) -> Option<&'a StructFact> {
+        let name = type_name(ty);
+        self.structs
+            .iter()
+            .find(|s| s.name == name && s.derives("JsonSchema"))
+            .copied()
+    }
+
+    /// The members of the schema schemars writes for a Rust type: its
+    /// `type`, for sequences their `items` (`{}` when the element type is
+    /// not known here), for a struct of the file its properties. `within`:
+    /// the structs being derived, so a recursive type stops at `{}`.
+    fn type_schema(&self, ty: &str, at: Span, within: &mut Vec<&'a str>) -> Vec<Member> {
+        let owned = |ty: &str| ty.trim_start_matches('&').trim().to_string();
+        let (ty, optional) = match owned(ty)
+            .strip_prefix("Option<")
+            .and_then(|r| r.strip_suffix('>'))
+        {
+            Some(inner) => (inner.trim().to_string(), true),
+            None => (owned(ty), false),
+        };
+        let ty = ty.as_str();
+        let Some(t) = json_type(ty) else {
+            return match self.nested(ty) {
+                Some(st) if within.len() < 8 && !within.contains(&st.name.as_str()) => {
+                    within.push(&st.name);
+                    let node = self.struct_schema(st, at, within);
+                    within.pop();
+                    match node.kind {
+                        NodeKind::Object(members) => members,
+                        _ => Vec::new(),
+                    }
+                }
+                _ => Vec::new(),
+            };
+        };
+        let type_value = if self.nulls && optional {
+            NodeKind::Array(vec![
+                synth(NodeKind::String(t.into()), at),
+                synth(NodeKind::String("null".into()), at),
+            ])
+        } else {
+            NodeKind::String(t.into())
+        };
+        let mut members = vec![member("type", synth(type_value, at), at)];
+        if t == "array" {
+            let inner = ty
+                .split_once('<')
+                .and_then(|(_, r)| r.rsplit_once('>'))
+                .map(|(i, _)| i.trim())
+                .unwrap_or("");
+            // schemars writes `"items": true` for a `Vec<serde_json::Value>`.
+            let item = if type_name(inner) == "Value" {
+                NodeKind::Bool(true)
+            } else if within.len() < 8 {
+                within.push("");
+                let item = NodeKind::Object(self.type_schema(inner, at, within));
+                within.pop();
+                item
+            } else {
+                NodeKind::Object(Vec::new())
+            };
+            members.push(member("items", synth(item, at), at));
+        }
+        members
+    }
+
+    /// The schema schemars derives from a struct: spans point at its fields.
+    fn struct_schema(&self, st: &'a StructFact, at: Span, within: &mut Vec<&'a str>) -> Node {
+        self.fields_schema(&st.fields, st.deny_unknown_fields, at, within)
+    }
+
+    fn fields_schema(
+        &self,
+        fields: &'a [FieldFact],
+        closed: bool,
+        at: Span,
+        within: &mut Vec<&'a str>,
+    ) -> Node {
+        let mut props = Vec::new();
+        let mut required = Vec::new();
+        for f in fields.iter().filter(|f| !f.skip && !f.flatten) {
+            let ty = f.schema_with.as_deref().unwrap_or(&f.ty);
+            // `schema_with = "f"`: `f` writes the schema, unknown here.
+            let mut members = if f.schema_fn {
+                Vec::new()
+            } else {
+                self.type_schema(ty, f.span, within)
+            };
+            for (key, bound) in [("minimum", &f.range.0), ("maximum", &f.range.1)] {
+                let Some(b) = bound else { continue };
+                // A literal as a number; a constant (`max = MAX_PAGE`) as a
+                // run-time value: stated, but not known here.
+                let n = b.replace('_', "");
+                let kind = if n.parse::<f64>().is_ok() {
+                    NodeKind::Number(n)
+                } else {
+                    NodeKind::Opaque(b.clone())
+                };
+                members.push(member(key, synth(kind, f.span), f.span));
+            }
+            if let Some(d) = &f.description {
+                members.push(member(
+                    "description",
+                    synth(NodeKind::String(d.clone()), f.span),
+                    f.span,
+                ));
+            }
+            // schemars writes `true` for a bare `serde_json::Value` (any JSON
+            // value); a doc comment turns it into `{"description": …}`.
+            let any_value = type_name(ty.trim_start_matches('&').trim()) == "Value"
+                || ty
+                    .trim()
+                    .strip_prefix("Option<")
+                    .and_then(|r| r.strip_suffix('>'))
+                    .is_some_and(|i| type_name(i.trim()) == "Value");
+            let value = if any_value && members.is_empty() && !f.schema_fn {
+                NodeKind::Bool(true)
+            } else {
+                NodeKind::Object(members)
+            };
+            props.push(member(&f.wire, synth(value, f.span), f.span));
+            if !f.optional {
+                required.push(synth(NodeKind::String(f.wire.clone()), f.span));
+            }
+        }
+        let mut root = vec![
+            member("type", synth(NodeKind::String("object".into()), at), at),
+            member("properties", synth(NodeKind::Object(props), at), at),
+        ];
+        if !required.is_empty() {
+            root.push(member("required", synth(NodeKind::Array(required), at), at));
+        }
+        if closed {
+            root.push(member(
+                "additionalProperties",
+                synth(NodeKind::Bool(false), at),
+                at,
             ));
         }
-        // schemars writes `true` for a bare `serde_json::Value` (any JSON
-        // value); a doc comment turns it into `{"description": …}`.
-        let any_value = type_name(ty.trim_start_matches('&').trim()) == "Value"
-            || ty
-                .trim()
-                .strip_prefix("Option<")
-                .and_then(|r| r.strip_suffix('>'))
-                .is_some_and(|i| type_name(i.trim()) == "Value");
-        let value = if any_value && members.is_empty() {
-            NodeKind::Bool(true)
-        } else {
-            NodeKind::Object(members)
-        };
-        props.push(member(&f.wire, synth(value, f.span), f.span));
-        if !f.optional {
-            required.push(synth(NodeKind::String(f.wire.clone()), f.span));
-        }
+        synth(NodeKind::Object(root), at)
     }
-    let mut root = vec![
-        member("type", synth(NodeKind::String("object".into()), at), at),
-        member("properties", synth(NodeKind::Object(props), at), at),
-    ];
-    if !required.is_empty() {
-        root.push(member("required", synth(NodeKind::Array(required), at), at));
-    }
-    if closed {
-        root.push(member(
-            "additionalProperties",
-            synth(NodeKind::Bool(false), at),
-            at,
-        ));
-    }
-    synth(NodeKind::Object(root), at)
 }
 
 fn member(key: &str, value: Node, at: Span) -> Member {
@@ -819,6 +906,17 @@ pub fn link(
                 });
             }
             let schema = schema.filter(|(n, _, _)| !matches!(n.kind, NodeKind::Opaque(_)));
+            // `fn output_schema()`: the MCP `outputSchema`, kept when its
+            // spans are in the tool's file (output views point there).
+            let extras = decl
+                .output_schema
+                .as_ref()
+                .and_then(|s| idx.resolve_schema(s, fi, decl.impl_id, 0))
+                .filter(|(n, sf, _)| *sf == fi && !matches!(n.kind, NodeKind::Opaque(_)))
+                .map(|(n, _, _)| {
+                    let at = n.span;
+                    synth(NodeKind::Object(vec![member("outputSchema", n, at)]), at)
+                });
             let mut description = description;
             let (input_schema, schema_file, derived) = match schema {
                 Some((node, sf, from)) => {
@@ -883,7 +981,7 @@ pub fn link(
                     intake: None,
                     needs_import: None,
                     strict: decl.strict,
-                    extras: None,
+                    extras,
                     format: decl.format,
                     file: Arc::clone(file),
                     span: decl.span,

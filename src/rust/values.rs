@@ -400,13 +400,43 @@ pub fn schema_expr(n: TsNode, src: &str, locals: &Locals) -> Option<SchemaExpr> 
                     _ => None,
                 };
             }
-            "identifier" => return locals.schemas.get(text(n, src)).cloned(),
+            "identifier" => {
+                let name = text(n, src);
+                // A local bound to a schema; else a `static`/`const` item,
+                // resolved across the crate.
+                return locals.schemas.get(name).cloned().or_else(|| {
+                    is_const_name(name).then(|| SchemaExpr::Static(name.to_string(), ts::span(n)))
+                });
+            }
+            // `(*INPUT_SCHEMA).clone()` of a `LazyLock`.
+            "unary_expression" if text(n, src).starts_with('*') => n = n.named_child(0)?,
+            // `LazyLock::new(|| json!({..}))`.
+            "closure_expression" => {
+                let body = field(n, "body")?;
+                n = match body.kind_name() {
+                    "block" => super::analyze::tail_expr(body)?,
+                    _ => body,
+                };
+            }
+            // `LazyLock::new(schema_for::<T>)`: the function, called later.
+            "generic_function" => {
+                let f = field(n, "function")?;
+                if !text(f, src).contains("schema") {
+                    return None;
+                }
+                let args = field(n, "type_arguments")?;
+                let ty = ts::named_children(args).into_iter().next()?;
+                return Some(SchemaExpr::Type(
+                    schema_type(text(ty, src)).to_string(),
+                    ts::span(ty),
+                ));
+            }
             "call_expression" => {
                 let (name, recv) = ts::callee(n, src)?;
                 let args = ts::call_args(n);
                 // `schema_for::<T>()`, `Self::schema::<T>()`, `cached_schema_for_type::<T>()`
                 if let Some(ty) = turbofish(n, src).filter(|_| name.contains("schema")) {
-                    return Some(SchemaExpr::Type(type_name(&ty.0).to_string(), ty.1));
+                    return Some(SchemaExpr::Type(schema_type(&ty.0).to_string(), ty.1));
                 }
                 n = match (name.as_str(), recv, args.as_slice()) {
                     (
@@ -427,6 +457,16 @@ pub fn schema_expr(n: TsNode, src: &str, locals: &Locals) -> Option<SchemaExpr> 
         }
     }
     None
+}
+
+/// The type a schema is derived from, as the linker finds it: a struct by
+/// its last path segment (`crate::args::ReadArgs` → `ReadArgs`), a
+/// sequence whole (`Vec<Entry>`: its schema is an array of `Entry`).
+pub fn schema_type(ty: &str) -> &str {
+    match type_name(ty) {
+        "Vec" | "VecDeque" | "HashSet" | "BTreeSet" => ty.trim(),
+        name => name,
+    }
 }
 
 /// The type argument of `f::<T>(..)`, with its span.

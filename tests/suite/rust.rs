@@ -979,3 +979,31 @@ pub fn tools() -> serde_json::Value {
         "{text}"
     );
 }
+
+/// A hand-rolled tool trait whose schemas live in `LazyLock` statics
+/// (`&INSPECT_SCHEMA`, `LazyLock::new(schema_for::<T>)`), and whose run
+/// method builds a struct that describes another tool (`InspectOutput {
+/// name, schema, .. }`): the impl is still a tool, with the parameters of
+/// its static schema and the output schema derived from its result type.
+#[test]
+fn trait_tools_read_static_schemas_and_their_output_schema() {
+    let tools = tools_json("tests/fixtures/S105/good-output-value-field");
+    assert_eq!(tools.len(), 1, "{tools:#?}");
+    let inspect = tool(&tools, "inspect_tool");
+    assert_eq!(inspect["parameters"], serde_json::json!(["tool"]));
+    assert_eq!(inspect["handler"]["function"], "call");
+
+    // A helper called once per tool: input and output schemas from statics,
+    // the fourth argument an output schema only where the helper's
+    // parameter is named for one.
+    let tools = tools_json("tests/fixtures/S102/good-output-array-root");
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["list_queues", "peek_messages", "purge_queue", "queue_stats"]
+    );
+    assert_eq!(
+        tool(&tools, "peek_messages")["parameters"],
+        serde_json::json!(["queue"])
+    );
+}
