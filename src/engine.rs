@@ -21,7 +21,7 @@ use crate::rust::{self, FileFacts};
 use crate::source::SourceFile;
 use crate::suppress::{self, ConfigSuppression, PerFileIgnore, Reason};
 use crate::surface::{self, SurfaceOptions};
-use crate::syntax::{json, yaml};
+use crate::syntax::{Node, json, yaml};
 use crate::targets::Target;
 
 /// Files larger than this are skipped (with a notification) unless
@@ -254,6 +254,7 @@ pub fn scan_with_progress(
     skipped.sort();
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
     api_documents_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
+    schema_documents_beside_code(&mut tools, &mut diagnostics, &mut notifications);
     modules_shadowed_by_packages(
         &mut tools,
         &mut diagnostics,
@@ -498,6 +499,50 @@ fn api_documents_beside_tools(
     );
 }
 
+/// A JSON document whose root is itself a JSON Schema (it declares a
+/// json-schema.org `$schema`) and that holds tool definitions is a contract
+/// or design document describing tools (`specs/…/contracts/tool-metadata-
+/// schema.json`, its `$ref`s resolved against the document), not a list a
+/// program offers. When the scan finds tools in source code, its tools and
+/// their findings are set aside with a note; alone, it is read as a tool
+/// list.
+fn schema_documents_beside_code(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let in_code = |t: &ToolDef| {
+        matches!(
+            t.file.path.extension().and_then(|e| e.to_str()),
+            Some("rs" | "py")
+        )
+    };
+    if !tools.iter().any(|t| in_code(t) && !t.format.is_reference()) {
+        return;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let docs: std::collections::BTreeSet<String> = tools
+        .iter()
+        .filter(|t| t.file.path.extension().and_then(|e| e.to_str()) == Some("json"))
+        .filter(|t| seen.insert(t.file.display.to_string()))
+        .filter(|t| {
+            matches!(json::parse(&t.file.text), Ok(Some(root))
+                if root.get("$schema").and_then(Node::as_str).is_some_and(|s| s.contains("json-schema.org")))
+        })
+        .map(|t| t.file.display.to_string())
+        .collect();
+    if docs.is_empty() {
+        return;
+    }
+    set_aside_files(
+        tools,
+        diagnostics,
+        notifications,
+        docs,
+        "a JSON Schema document (its root declares `$schema`) that describes tools, read as a contract, not a tool list: the scan found the tools in source code",
+    );
+}
+
 /// Leaves out the tools and findings of `files` (by display path), with a
 /// note on each saying why.
 fn set_aside_files(
@@ -730,6 +775,15 @@ fn is_test_path(rel: &Path, root: &Path) -> bool {
         || stem.ends_with("_tests")
 }
 
+/// pytest's test modules (`test_*.py`, `*_test.py`, `conftest.py`): a
+/// server built there is a test's, not one a model is offered.
+fn is_python_test_file(path: &Path) -> bool {
+    let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+        return false;
+    };
+    stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest"
+}
+
 /// Links one crate's files and runs the rules on its tools and code.
 /// A crate's tools, its findings, and the files it does not compile.
 type Linked = (Vec<ToolDef>, Vec<Diagnostic>, Vec<String>);
@@ -850,7 +904,8 @@ fn process(c: &Candidate, crate_root: Option<&Path>, opts: &ScanOptions, cx: &Co
     let root = crate_root.unwrap_or(Path::new("."));
     let test_code = c.in_tests
         || (c.kind == FileKind::Rust
-            && crate_relative(&c.path, root).is_some_and(|rel| is_test_path(&rel, root)));
+            && crate_relative(&c.path, root).is_some_and(|rel| is_test_path(&rel, root)))
+        || (c.kind == FileKind::Python && is_python_test_file(&c.path));
     if test_code && !opts.walk.include_tests && !c.explicit {
         out.test_file = true;
         return out;
@@ -944,8 +999,7 @@ fn check_file(
     }
     if kind == FileKind::Python {
         out.parsed = true;
-        let stem = file.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        if !(stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest") {
+        if !is_python_test_file(&file.path) {
             out.imports = Some(crate::python::imported_names(&file.text));
         }
         if !crate::python::may_declare_tools(&file.text) {

@@ -369,8 +369,45 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
             .surface
             .get(&r)
             .is_some_and(|reach| *mask != 0 && reach.unchecked & mask == 0),
+        Quiet::IfToolDocumentsFallback(value) => k.surface.get(&r).is_some_and(|reach| {
+            !reach.tools.is_empty()
+                && reach
+                    .tools
+                    .iter()
+                    .all(|t| documents_fallback(&k.tools[*t].def, value))
+        }),
         Quiet::Any(all) => all.iter().any(|q| is_quiet(k, r, q, marked_callees)),
     }
+}
+
+/// Does a tool's description say that other values fall back to `value`
+/// (a word, its quotes aside): "falls back to a generic summary",
+/// "defaults to `auto`", "anything else is treated as text"?
+fn documents_fallback(t: &ToolDef, value: &str) -> bool {
+    let value = value.trim_matches(['"', '\'']).to_ascii_lowercase();
+    if value.is_empty()
+        || !value
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    {
+        return false;
+    }
+    t.description.as_ref().is_some_and(|d| {
+        let d = d.value.to_ascii_lowercase();
+        let says = [
+            "fall back",
+            "falls back",
+            "fallback",
+            "defaults to",
+            "treated as",
+        ]
+        .iter()
+        .any(|w| d.contains(w));
+        let names = d
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+            .any(|w| w == value);
+        says && names
+    })
 }
 
 /// Does a property's schema admit only values a conversion takes

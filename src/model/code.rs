@@ -546,6 +546,10 @@ pub enum Quiet {
     /// passes values its caller checked before the call (a caller's
     /// `if x not in VALID: raise` before `helper(x)`).
     IfCheckedByCallers(u64),
+    /// When every tool that reaches the function says in its description
+    /// that other values fall back to this one ("Falls back to a generic
+    /// summary for custom paradigms" for `"generic"`): the model was told.
+    IfToolDocumentsFallback(String),
     /// When any of these holds.
     Any(Vec<Quiet>),
 }

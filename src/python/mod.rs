@@ -41,6 +41,8 @@ thread_local! {
 pub fn may_declare_tools(text: &str) -> bool {
     text.contains(".tool")
         || text.contains("function_tool")
+        // pydantic-ai's `Agent(.., tools=[f, Tool(g)])`.
+        || text.contains("tools=")
         || SCHEMA_KEYS.iter().any(|k| text.contains(k))
 }
 
@@ -549,7 +551,7 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
             Registration {
                 server,
                 name,
-                description: kwarg(args, "description", src),
+                description: described(args, src),
                 function: Some(def),
                 at: span(node),
                 format: ToolFormat::Fastmcp,
@@ -570,8 +572,9 @@ fn decorated_tool(file: &Arc<SourceFile>, node: TsNode) -> Option<ToolDef> {
         Registration {
             server: framework.to_string(),
             name,
-            description: kwarg(args, "description", src)
-                .or_else(|| kwarg(args, "description_override", src)),
+            description: kwarg(args, "description_override", src)
+                .filter(|_| kwarg(args, "description", src).is_none())
+                .or_else(|| described(args, src)),
             function: Some(def),
             at: span(node),
             format: ToolFormat::PythonFunction,
@@ -730,6 +733,18 @@ fn kwarg<'t>(args: Option<TsNode<'t>>, key: &str, src: &str) -> Option<TsNode<'t
     found.and_then(|a| a.child_by_field_name("value"))
 }
 
+/// The `description=` argument, else a `**metadata` splat that may hold
+/// one (`@mcp.tool(**prepare_metadata)`): known to be set at run time, not
+/// missing.
+fn described<'t>(args: Option<TsNode<'t>>, src: &str) -> Option<TsNode<'t>> {
+    kwarg(args, "description", src).or_else(|| {
+        let args = args?;
+        let mut c = args.walk();
+        args.named_children(&mut c)
+            .find(|a| a.kind() == "dictionary_splat")
+    })
+}
+
 fn tool_from(file: &Arc<SourceFile>, r: Registration) -> Option<ToolDef> {
     let src: &str = &file.text;
     let fn_name = r.function.and_then(|d| d.child_by_field_name("name"));
@@ -861,7 +876,7 @@ fn call_registrations(
     }
     let Some(fn_arg) = fn_arg else { return };
     let name_arg = kwarg(kw_args, "name", src);
-    let description = kwarg(kw_args, "description", src);
+    let description = described(kw_args, src);
     // The names: a literal, or the keys of the literal a loop walks.
     let names: Vec<NamedFn> = match name_arg {
         None => vec![(None, fn_arg, Vec::new())],
@@ -969,7 +984,7 @@ fn framework_registrations(
             server,
             f,
             kwarg(kw, "name", src).filter(|n| n.kind() == "string"),
-            kwarg(kw, "description", src),
+            described(kw, src),
             at,
         )
     };
@@ -988,7 +1003,7 @@ fn framework_registrations(
         let name = first_positional(inner)
             .filter(|a| a.kind() == "string")
             .or_else(|| kwarg(inner, "name_or_callable", src));
-        if let Some(mut t) = make("langchain", f, name, kwarg(inner, "description", src), call) {
+        if let Some(mut t) = make("langchain", f, name, described(inner, src), call) {
             if let Some(model) = kwarg(inner, "args_schema", src) {
                 with_args_schema(&mut t, model, src);
             }
@@ -1025,14 +1040,17 @@ fn framework_registrations(
     if last == "Agent"
         && let Some(list) = kwarg(args, "tools", src).filter(|l| l.kind() == "list")
     {
+        // Each agent's list is offered on its own: one tool in two agents
+        // is not a duplicate.
+        let server = format!("pydantic-ai@{}", list.start_byte());
         let mut c = list.walk();
         for item in list.named_children(&mut c) {
             match item.kind() {
-                "identifier" | "attribute" => out.extend(register("pydantic-ai", item, None, item)),
+                "identifier" | "attribute" => out.extend(register(&server, item, None, item)),
                 "call" if callee_name(item, src) == "Tool" => {
                     let a = item.child_by_field_name("arguments");
                     if let Some(f) = kwarg(a, "function", src).or_else(|| first_positional(a)) {
-                        out.extend(register("pydantic-ai", f, a, item));
+                        out.extend(register(&server, f, a, item));
                     }
                 }
                 _ => {}

@@ -150,6 +150,11 @@ fn mentions(text: &str, declared: &[&str]) -> Vec<Mention> {
         if before.trim_end().ends_with("'s") || before.trim_end().ends_with("’s") {
             continue;
         }
+        // "present_text   params: text, color": the parameters of a
+        // command (a value of one), listed after it.
+        if text[c.get(0).unwrap().end()..].starts_with(':') {
+            continue;
+        }
         out.push(Mention {
             word: m.as_str().to_string(),
             at: m.start(),
@@ -556,6 +561,14 @@ mod tests {
             words(
                 "Filtering is done by call_tool's output_filter parameter.",
                 &["build_id"]
+            )
+            .is_empty()
+        );
+        // A command's own parameters, listed after it.
+        assert!(
+            words(
+                "Commands:\n  show_text   params: text, color\n  flip   present it",
+                &["command", "params"]
             )
             .is_empty()
         );

@@ -50,6 +50,7 @@ impl Rule for WildcardArmDefault {
                 Quiet::IfSchemaEnum(subject.name.clone(), known.clone()),
                 Quiet::IfToolNames(known),
                 Quiet::IfCheckedByCallers(subject.mask),
+                Quiet::IfToolDocumentsFallback(default.clone()),
             ]);
             out.push(c);
         }
