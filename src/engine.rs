@@ -487,9 +487,6 @@ fn api_documents_beside_tools(
         .filter(|t| is_api(t))
         .map(|t| t.file.display.to_string())
         .collect();
-    if docs.is_empty() {
-        return;
-    }
     set_aside_files(
         tools,
         diagnostics,
@@ -531,9 +528,6 @@ fn schema_documents_beside_code(
         })
         .map(|t| t.file.display.to_string())
         .collect();
-    if docs.is_empty() {
-        return;
-    }
     set_aside_files(
         tools,
         diagnostics,
@@ -544,7 +538,7 @@ fn schema_documents_beside_code(
 }
 
 /// Leaves out the tools and findings of `files` (by display path), with a
-/// note on each saying why.
+/// note on each saying why; nothing when `files` is empty.
 fn set_aside_files(
     tools: &mut Vec<ToolDef>,
     diagnostics: &mut Vec<Diagnostic>,
