@@ -443,6 +443,10 @@ pub struct FieldFact {
     /// `#[schemars(with = "Vec<String>")]`: the type the schema is derived
     /// from instead of the field's own.
     pub schema_with: Option<String>,
+    /// `#[serde(default)]` on the field or its struct: schemars writes the
+    /// default into the field's schema (`{"default": null}` for an
+    /// `Option<Value>`, not `true`).
+    pub serde_default: bool,
     /// `#[schemars(schema_with = "f")]`: the function `f` writes the
     /// field's schema, unknown here (an object, not `true`).
     pub schema_fn: bool,

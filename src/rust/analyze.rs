@@ -573,6 +573,7 @@ impl<'a> Analyzer<'a> {
             ..StructFact::default()
         };
         let mut rename_all = None;
+        let mut struct_default = false;
         let mut tool_attr = None;
         for attr in ts::attributes(node) {
             let Some((path, args)) = ts::attribute_parts(attr, src) else {
@@ -608,6 +609,7 @@ impl<'a> Analyzer<'a> {
                             match (k.as_str(), v) {
                                 ("deny_unknown_fields", _) => s.deny_unknown_fields = true,
                                 ("rename_all", Some((v, _))) => rename_all = Some(v),
+                                ("default", _) => struct_default = true,
                                 _ => {}
                             }
                         }
@@ -629,7 +631,8 @@ impl<'a> Analyzer<'a> {
                 wire: rename(&rust_name, rename_all.as_deref()),
                 name: rust_name,
                 span: ts::span(fname),
-                optional: type_name(&ty) == "Option",
+                optional: struct_default || type_name(&ty) == "Option",
+                serde_default: struct_default,
                 description: ts::doc_comment(decl, src),
                 ty,
                 ..FieldFact::default()
@@ -650,7 +653,10 @@ impl<'a> Analyzer<'a> {
                     match (attr_name.as_str(), k.as_str(), v) {
                         ("serde", "rename", Some((v, _))) => f.wire = v,
                         ("serde", "alias", Some((v, _))) => f.aliases.push(v),
-                        ("serde", "default", _) => f.optional = true,
+                        ("serde", "default", _) => {
+                            f.optional = true;
+                            f.serde_default = true;
+                        }
                         ("serde", "flatten", _) => f.flatten = true,
                         ("serde", "skip" | "skip_deserializing", _) => f.skip = true,
                         ("schemars" | "schema", "description", Some((v, _))) => {

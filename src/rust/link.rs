@@ -632,6 +632,10 @@ impl<'a> Derive<'a> {
                     .strip_prefix("Option<")
                     .and_then(|r| r.strip_suffix('>'))
                     .is_some_and(|i| type_name(i.trim()) == "Value");
+            // `#[serde(default)]`: schemars writes the default beside it.
+            if any_value && f.serde_default && members.is_empty() {
+                members.push(member("default", synth(NodeKind::Null, f.span), f.span));
+            }
             let value = if any_value && members.is_empty() && !f.schema_fn {
                 NodeKind::Bool(true)
             } else {
