@@ -497,7 +497,7 @@ fn json_type(ty: &str) -> Option<&'static str> {
 /// `JsonSchema` gets that struct's schema, inline (schemars may write it
 /// under `$defs` with a `$ref`; what it says is the same).
 struct Derive<'a> {
-    structs: Vec<&'a StructFact>,
+    structs: &'a [StructFact],
     /// With schemars' own settings, an `Option<T>` is `"type": [T,
     /// "null"]`; SDKs that derive through schemars may rewrite it (rmcp 0.x
     /// added `nullable: true` instead), so it is left as `T` there.
@@ -507,10 +507,7 @@ struct Derive<'a> {
 impl<'a> Derive<'a> {
     fn new(files: &'a [FileFacts], file: usize, nulls: bool) -> Self {
         Derive {
-            structs: files
-                .get(file)
-                .map(|f| f.structs.iter().collect())
-                .unwrap_or_default(),
+            structs: files.get(file).map_or(&[], |f| f.structs.as_slice()),
             nulls,
         }
     }
@@ -521,7 +518,6 @@ impl<'a> Derive<'a> {
         self.structs
             .iter()
             .find(|s| s.name == name && s.derives("JsonSchema"))
-            .copied()
     }
 
     /// The members of the schema schemars writes for a Rust type: its
