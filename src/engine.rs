@@ -522,6 +522,8 @@ fn schema_documents_beside_code(
         .iter()
         .filter(|t| t.file.path.extension().and_then(|e| e.to_str()) == Some("json"))
         .filter(|t| seen.insert(t.file.display.to_string()))
+        // The file is parsed again only when it names a dialect at all.
+        .filter(|t| t.file.text.contains("json-schema.org"))
         .filter(|t| {
             matches!(json::parse(&t.file.text), Ok(Some(root))
                 if root.get("$schema").and_then(Node::as_str).is_some_and(|s| s.contains("json-schema.org")))
