@@ -152,9 +152,16 @@ pub struct Candidate {
     /// Found by walking into a test, benchmark or fixture folder (see
     /// [`TEST_DIRS`]); a file named on the command line never is.
     pub in_tests: bool,
+    /// Found by walking into a documentation folder (see [`DOC_DIRS`]); a
+    /// file named on the command line never is.
+    pub in_docs: bool,
     /// Named on the command line: always read.
     pub explicit: bool,
 }
+
+/// Folders of documentation: a tool list in one is an example or a copy
+/// when the project defines its tools in code.
+pub const DOC_DIRS: &[&str] = &["doc", "docs", "documentation"];
 
 /// Folders that hold tests, benchmarks, fixtures and recorded traffic: the
 /// tools and handlers in them are not ones a model is offered.
@@ -357,16 +364,15 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
             }
             let path = entry.into_path();
             // The folders between the walked root and the file.
-            let in_tests = path
-                .components()
-                .rev()
-                .skip(1)
-                .take(depth.saturating_sub(1))
-                .any(|c| {
-                    c.as_os_str()
-                        .to_str()
-                        .is_some_and(|d| TEST_DIRS.contains(&d))
-                });
+            let under = |dirs: &[&str]| {
+                path.components()
+                    .rev()
+                    .skip(1)
+                    .take(depth.saturating_sub(1))
+                    .any(|c| c.as_os_str().to_str().is_some_and(|d| dirs.contains(&d)))
+            };
+            let in_tests = under(TEST_DIRS);
+            let in_docs = under(DOC_DIRS);
             match FileKind::of(&path) {
                 Some(kind) if !explicit && kind != FileKind::Rust && is_backup_copy(&path) => {
                     g.skipped.push(Skipped {
@@ -378,6 +384,7 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
                     path,
                     kind,
                     in_tests,
+                    in_docs,
                     explicit,
                 }),
                 None if explicit => g.notes.push(Notification {

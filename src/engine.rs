@@ -217,6 +217,25 @@ pub fn scan_with_progress(
         notifications.extend(o.notifications);
         inline.extend(o.suppressions);
     }
+    let in_docs: std::collections::BTreeSet<&Path> = candidates
+        .iter()
+        .filter(|c| c.in_docs)
+        .map(|c| c.path.as_path())
+        .collect();
+    let doc_lists = unnamed_doc_manifests(
+        &tools,
+        &in_docs,
+        crates
+            .values()
+            .flatten()
+            .map(|f| &*f.file.text)
+            .chain(
+                py_roots
+                    .iter()
+                    .map(|p: &crate::python::link::PyFile| &*p.facts.file.text),
+            )
+            .chain(py_sources.iter().map(|f: &Arc<SourceFile>| &*f.text)),
+    );
     let validated = rust::deps::validated_crates(&crates);
     let mapped = rust::deps::name_mapping_crates(&crates);
     let declared = declarations_without_handlers(&tools);
@@ -255,6 +274,7 @@ pub fn scan_with_progress(
     tools.sort_by(|a, b| (&a.file.display, a.span.start).cmp(&(&b.file.display, b.span.start)));
     api_documents_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
     schema_documents_beside_code(&mut tools, &mut diagnostics, &mut notifications);
+    doc_manifests_beside_code(&mut tools, &mut diagnostics, &mut notifications, &doc_lists);
     modules_shadowed_by_packages(
         &mut tools,
         &mut diagnostics,
@@ -479,21 +499,22 @@ fn api_documents_beside_tools(
     notifications: &mut Vec<Notification>,
 ) {
     let is_api = |t: &ToolDef| t.format == ToolFormat::OpenApi;
-    if !tools.iter().any(|t| !is_api(t) && !t.format.is_reference()) {
-        return;
-    }
-    let docs: std::collections::BTreeSet<String> = tools
-        .iter()
-        .filter(|t| is_api(t))
-        .map(|t| t.file.display.to_string())
-        .collect();
-    set_aside_files(
+    documents_beside(
         tools,
         diagnostics,
         notifications,
-        docs,
+        |t| !is_api(t),
+        is_api,
         "OpenAPI document read as the API the tools call, not as a tool list: the scan found tools in code or manifests",
     );
+}
+
+/// A tool defined in source code (not a manifest).
+fn in_code(t: &ToolDef) -> bool {
+    matches!(
+        t.file.path.extension().and_then(|e| e.to_str()),
+        Some("rs" | "py")
+    )
 }
 
 /// A JSON document whose root is itself a JSON Schema (it declares a
@@ -508,35 +529,96 @@ fn schema_documents_beside_code(
     diagnostics: &mut Vec<Diagnostic>,
     notifications: &mut Vec<Notification>,
 ) {
-    let in_code = |t: &ToolDef| {
-        matches!(
-            t.file.path.extension().and_then(|e| e.to_str()),
-            Some("rs" | "py")
-        )
+    // The file is parsed again only when it names a dialect at all.
+    let is_contract = |t: &ToolDef| {
+        t.file.path.extension().and_then(|e| e.to_str()) == Some("json")
+            && t.file.text.contains("json-schema.org")
+            && matches!(json::parse(&t.file.text), Ok(Some(root))
+                if root.get("$schema").and_then(Node::as_str).is_some_and(|s| s.contains("json-schema.org")))
     };
-    if !tools.iter().any(|t| in_code(t) && !t.format.is_reference()) {
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        in_code,
+        is_contract,
+        "a JSON Schema document (its root declares `$schema`) that describes tools, read as a contract, not a tool list: the scan found the tools in source code",
+    );
+}
+
+/// The display paths of manifests with tools found under a documentation
+/// folder (`docs/concept/tool_definitions.json`; `in_docs`) whose file name
+/// no source file of the scan mentions (`texts`): nothing loads them.
+fn unnamed_doc_manifests<'a>(
+    tools: &[ToolDef],
+    in_docs: &std::collections::BTreeSet<&Path>,
+    texts: impl Iterator<Item = &'a str>,
+) -> std::collections::BTreeSet<String> {
+    let mut docs: std::collections::BTreeSet<String> = tools
+        .iter()
+        .filter(|t| !in_code(t) && !t.format.is_reference())
+        .filter(|t| in_docs.contains(t.file.path.as_path()))
+        .map(|t| t.file.display.to_string())
+        .collect();
+    if docs.is_empty() {
+        return docs;
+    }
+    for text in texts {
+        docs.retain(|d| {
+            let name = d.rsplit('/').next().unwrap_or(d);
+            !text.contains(name)
+        });
+        if docs.is_empty() {
+            break;
+        }
+    }
+    docs
+}
+
+/// Manifests under a documentation folder that no source file names
+/// (`docs`, from [`unnamed_doc_manifests`]) show or copy tools rather than
+/// offer them. When the scan finds tools in source code, their tools and
+/// findings are set aside with a note; alone, they are read as tool lists.
+fn doc_manifests_beside_code(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    docs: &std::collections::BTreeSet<String>,
+) {
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        in_code,
+        |t| docs.contains(&*t.file.display),
+        "tool list under a documentation folder that no source file names, read as documentation: the scan found the tools in source code",
+    );
+}
+
+/// Sets aside the files of the tools `is_doc` picks, with `why`, when some
+/// other tool is one `beside` picks (references aside).
+fn documents_beside(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    beside: impl Fn(&ToolDef) -> bool,
+    is_doc: impl Fn(&ToolDef) -> bool,
+    why: &str,
+) {
+    if !tools
+        .iter()
+        .any(|t| beside(t) && !is_doc(t) && !t.format.is_reference())
+    {
         return;
     }
     let mut seen = std::collections::BTreeSet::new();
     let docs: std::collections::BTreeSet<String> = tools
         .iter()
-        .filter(|t| t.file.path.extension().and_then(|e| e.to_str()) == Some("json"))
-        .filter(|t| seen.insert(t.file.display.to_string()))
-        // The file is parsed again only when it names a dialect at all.
-        .filter(|t| t.file.text.contains("json-schema.org"))
-        .filter(|t| {
-            matches!(json::parse(&t.file.text), Ok(Some(root))
-                if root.get("$schema").and_then(Node::as_str).is_some_and(|s| s.contains("json-schema.org")))
-        })
+        .filter(|t| seen.insert(&*t.file.display))
+        .filter(|t| is_doc(t))
         .map(|t| t.file.display.to_string())
         .collect();
-    set_aside_files(
-        tools,
-        diagnostics,
-        notifications,
-        docs,
-        "a JSON Schema document (its root declares `$schema`) that describes tools, read as a contract, not a tool list: the scan found the tools in source code",
-    );
+    set_aside_files(tools, diagnostics, notifications, docs, why);
 }
 
 /// Leaves out the tools and findings of `files` (by display path), with a

@@ -432,7 +432,18 @@ fn recognize<'n>(obj: &'n Node, site: Site<'_>) -> Option<Found<'n>> {
     let schema_like =
         parameters.is_some_and(|p| p.get("type").is_some() || p.get("properties").is_some());
     if (array_key == Some("tools") || site.root_array) && schema_like {
-        return found(ToolFormat::Function, obj, "", (parameters, "/parameters"));
+        // Upper-case types (`"type": "OBJECT"`) are Gemini's OpenAPI
+        // subset, which only Gemini reads: a list of its declarations.
+        let openapi = parameters
+            .and_then(|p| p.get("type"))
+            .and_then(Node::as_str)
+            .is_some_and(|t| t == "OBJECT");
+        let format = if openapi {
+            ToolFormat::Gemini
+        } else {
+            ToolFormat::Function
+        };
+        return found(format, obj, "", (parameters, "/parameters"));
     }
     None
 }
@@ -491,6 +502,9 @@ mod tests {
                 r#"{"toolConfig":{"tools":[{"toolSpec":{"name":"a","inputSchema":{"json":{}}}}]}}"#,
                 Bedrock,
             ),
+            (r#"[{"name":"a","parameters":{"type":"object"}}]"#, Function),
+            // Upper-case types: Gemini's OpenAPI subset.
+            (r#"[{"name":"a","parameters":{"type":"OBJECT"}}]"#, Gemini),
         ];
         for (text, format) in cases {
             assert_eq!(names(text), vec![("a".to_string(), format)], "{text}");
