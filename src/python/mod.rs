@@ -633,6 +633,10 @@ fn enclosing_def(n: TsNode) -> Option<TsNode> {
     None
 }
 
+/// The server of the OpenAI Agents SDK's `@function_tool`s with the strict
+/// schema they have by default: their tools' group ends `#agents`.
+pub const STRICT_AGENTS: &str = "agents";
+
 /// An agent framework's tool decorator: LangChain's `@tool` /
 /// `@tool("name")`, the OpenAI Agents SDK's `@function_tool` /
 /// `@function_tool(name_override=..)`, pydantic-ai's `@agent.tool` /
@@ -669,7 +673,13 @@ fn framework_decorator<'t>(
                 Some(("langchain", name, args))
             }
             "function_tool" if imports("agents", "function_tool") => {
-                Some(("agents", kwarg(args, "name_override", src), args))
+                // The SDK sends a strict schema (every object closed with
+                // `additionalProperties: false`, which OpenAI enforces)
+                // unless told not to.
+                let lax =
+                    kwarg(args, "strict_json_schema", src).is_some_and(|v| text(v, src) == "False");
+                let server = if lax { "agents-lax" } else { STRICT_AGENTS };
+                Some((server, kwarg(args, "name_override", src), args))
             }
             // A project decorator that hands the function to LangChain's
             // `tool`: `def tracked_tool(func): return tool(func)`.

@@ -72,6 +72,13 @@ fn records(k: &Unit, out: &mut Vec<Diagnostic>) {
         if tools.iter().all(|t| t.name.value.starts_with("test_")) {
             continue;
         }
+        // The OpenAI Agents SDK's `@function_tool` closes every object of
+        // the schema it sends (`strict_json_schema`, on by default): the
+        // model is told, and OpenAI's strict decoding keeps unknown keys out.
+        let strict_sdk = format!("#{}", crate::python::STRICT_AGENTS);
+        if tools.iter().all(|t| t.group.ends_with(&strict_sdk)) {
+            continue;
+        }
         let file = k.file(s_ref.0);
         // Every field required: a misspelt key fails as a missing
         // field, loudly; an extra key the model adds (a hallucinated
