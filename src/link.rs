@@ -331,14 +331,23 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
         }
         Quiet::IfSchemaValidated(key, accepts) => {
             let reaching = reaching_tools(k, r);
+            // The argument by its own name, or, in a helper that receives
+            // it as sent (`_bounded_limit(value)` called with `limit`), by
+            // the names the model knows it by.
+            let param = f.fns[r.index].params.iter().position(|p| p.name == *key);
+            let aliases = param.and_then(|i| k.surface.get(&r)?.names.get(&i));
             k.validates_args
                 && !reaching.is_empty()
                 && reaching.iter().all(|t| {
-                    t.input_schema
-                        .as_ref()
-                        .and_then(|s| s.get("properties"))
-                        .and_then(|p| p.get(key))
-                        .is_some_and(|p| type_admits_only(p, *accepts))
+                    let Some(props) = t.input_schema.as_ref().and_then(|s| s.get("properties"))
+                    else {
+                        return false;
+                    };
+                    let found: Vec<&Node> = std::iter::once(key)
+                        .chain(aliases.into_iter().flatten())
+                        .filter_map(|name| props.get(name))
+                        .collect();
+                    !found.is_empty() && found.iter().all(|p| type_admits_only(p, *accepts))
                 })
         }
         Quiet::IfSchemaEnum(key, known) => {

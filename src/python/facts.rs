@@ -94,6 +94,7 @@ pub fn analyze(
         tool_fns,
         m: Module {
             signatures: HashMap::new(),
+            classes: Default::default(),
             splats: HashMap::new(),
             tables: HashMap::new(),
             markers: cx.truncation_markers,
@@ -294,6 +295,9 @@ struct Module<'a> {
     /// Function name → its parameter names (the first definition), to
     /// place keyword arguments.
     signatures: HashMap<String, Vec<String>>,
+    /// Names of the classes the file defines: `Name.f(..)` calls one of
+    /// their methods, where another `name.f(..)` calls into a module.
+    classes: std::collections::HashSet<String>,
     /// Function name → what `f(**arguments)` makes of the arguments object
     /// (the first definition).
     splats: HashMap<String, Splat>,
@@ -310,6 +314,11 @@ impl<'a> Analyzer<'a> {
             return;
         }
         match n.kind() {
+            "class_definition" => {
+                if let Some(name) = n.child_by_field_name("name") {
+                    self.m.classes.insert(text(name, self.src).to_string());
+                }
+            }
             "function_definition" => {
                 if let (Some(name), Some(params)) = (
                     n.child_by_field_name("name"),
@@ -1165,8 +1174,15 @@ impl<'s, 't> Flow<'s, 't> {
         // Keyword arguments go where the callee (when the file defines it)
         // has the parameter; else after the positional ones.
         let mut moved: Vec<(String, usize)> = Vec::new();
+        // The file's function of that name, unless the call goes into
+        // another module (`service.list_items(..)` from a handler that is
+        // itself named `list_items`).
+        let signature = self.m.signatures.get(&callee).filter(|_| match &target {
+            CallTarget::Type(t) => self.m.classes.contains(t),
+            _ => true,
+        });
         if !keywords.is_empty() {
-            let params = self.m.signatures.get(&callee);
+            let params = signature;
             for (name, _, v) in &keywords {
                 let shift = usize::from(receiver.is_some())
                     + usize::from(
@@ -1270,7 +1286,7 @@ impl<'s, 't> Flow<'s, 't> {
         let mut escapes = 0;
         if splat_root != 0 && !splat_followed {
             self.fact.escapes |= whole;
-        } else if !self.m.signatures.contains_key(&callee) {
+        } else if signature.is_none() {
             escapes = whole;
         }
         let mask = args.iter().fold(0, |m, a| m | a);
