@@ -236,6 +236,19 @@ pub fn scan_with_progress(
             )
             .chain(py_sources.iter().map(|f: &Arc<SourceFile>| &*f.text)),
     );
+    let explicit: Vec<&Path> = candidates
+        .iter()
+        .filter(|c| c.explicit)
+        .map(|c| c.path.as_path())
+        .collect();
+    framework_tools_nothing_names(
+        &mut tools,
+        &mut py_roots,
+        &py_sources,
+        &explicit,
+        &mut diagnostics,
+        &mut notifications,
+    );
     let validated = rust::deps::validated_crates(&crates);
     let mapped = rust::deps::name_mapping_crates(&crates);
     let declared = declarations_without_handlers(&tools);
@@ -283,11 +296,6 @@ pub fn scan_with_progress(
     );
     if !dynamic_imports {
         // A file named on the command line is judged whatever imports it.
-        let explicit: Vec<&Path> = candidates
-            .iter()
-            .filter(|c| c.explicit)
-            .map(|c| c.path.as_path())
-            .collect();
         lists_nothing_imports(
             &mut tools,
             &mut diagnostics,
@@ -686,6 +694,56 @@ fn lists_nothing_imports(
             path: Some(f.clone()),
             line: None,
             message: "tool list not checked: it is bound to a name nothing in its module uses, and no other Python file imports the module".into(),
+        });
+    }
+}
+
+/// LangChain `@tool` and Agents SDK `@function_tool` functions that no
+/// Python code of the scan names again, in a scan that names others
+/// (`crate::python::unused`): no list hands them to a model. They leave the inventory and their units, with
+/// the findings inside them, and a note names each file. Not in a file
+/// named on the command line (`explicit`).
+fn framework_tools_nothing_names(
+    tools: &mut Vec<ToolDef>,
+    py_roots: &mut [crate::python::link::PyFile],
+    py_sources: &[Arc<SourceFile>],
+    explicit: &[&Path],
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let texts = py_roots.iter().map(|r| &r.facts.file).chain(py_sources);
+    let mut unused = crate::python::unused::unreferenced(tools, texts);
+    unused.retain(|(path, _)| !explicit.contains(&path.as_path()));
+    if unused.is_empty() {
+        return;
+    }
+    let spans: Vec<(PathBuf, crate::source::Span)> = tools
+        .iter()
+        .filter(|t| unused.contains(&(t.file.path.clone(), t.span.start)))
+        .map(|t| (t.file.path.clone(), t.span))
+        .collect();
+    let inside = |path: &Path, span: crate::source::Span| {
+        spans
+            .iter()
+            .any(|(p, s)| p == path && s.start <= span.start && span.end <= s.end)
+    };
+    let mut files: Vec<String> = tools
+        .iter()
+        .filter(|t| inside(&t.file.path, t.span))
+        .map(|t| t.file.display.to_string())
+        .collect();
+    files.dedup();
+    tools.retain(|t| !inside(&t.file.path, t.span));
+    for r in py_roots.iter_mut() {
+        r.tools.retain(|t| !inside(&t.def.file.path, t.def.span));
+    }
+    diagnostics.retain(|d| !inside(&d.file.path, d.span));
+    for f in files {
+        notifications.push(Notification {
+            level: Severity::Note,
+            path: Some(f),
+            line: None,
+            message: "tools not checked: no Python code of the scan names their decorated functions again (a tool list, `bind_tools`), so none is handed to a model".into(),
         });
     }
 }

@@ -18,6 +18,7 @@ pub mod facts;
 pub mod link;
 pub mod modules;
 pub mod records;
+pub mod unused;
 
 use std::cell::RefCell;
 use std::sync::Arc;

@@ -1,0 +1,223 @@
+//! Agent-framework tools nothing hands to a model. LangChain's `@tool` and
+//! the OpenAI Agents SDK's `@function_tool` make a tool object of the
+//! function; it reaches a model only through a list (`tools=[search]`,
+//! `llm.bind_tools([search])`) that names it. A decorated function whose
+//! name no Python code of the scan mentions again — its only list
+//! commented out, say — is never offered, when the project does name its
+//! other tools (a library of tools names none: others import them).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::model::{ToolDef, ToolFormat};
+use crate::source::SourceFile;
+
+/// The server names (see `framework_decorator`) whose tools exist only
+/// through a reference to the decorated function.
+const BY_REFERENCE: &[&str] = &["langchain", super::STRICT_AGENTS, "agents-lax"];
+
+/// Calls that collect tools without naming them (`inspect.getmembers`,
+/// `globals()`, `vars(module)`, `dir(module)`): when any file makes one,
+/// every tool may be offered.
+const INTROSPECTION: &[&str] = &["getmembers", "globals", "vars", "dir"];
+
+/// The tools (by file and start) of `tools` made by a framework decorator
+/// whose function name appears in no Python text of `texts` (comments and
+/// imports aside; strings count) besides its own `def` line, when code
+/// outside strings names at least one other such tool.
+pub fn unreferenced<'a>(
+    tools: &[ToolDef],
+    texts: impl Iterator<Item = &'a Arc<SourceFile>>,
+) -> Vec<(PathBuf, usize)> {
+    let candidates: Vec<(&ToolDef, &str)> = tools
+        .iter()
+        .filter(|t| t.format == ToolFormat::PythonFunction)
+        .filter(|t| {
+            t.group
+                .rsplit_once('#')
+                .is_some_and(|(_, server)| BY_REFERENCE.contains(&server))
+        })
+        // The decorator form: the definition starts at its `@`.
+        .filter(|t| t.file.text[t.span.start..].starts_with('@'))
+        .filter_map(|t| Some((t, t.handler.as_ref()?.name.as_str())))
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let files: Vec<(&Arc<SourceFile>, Lines)> = texts.map(|f| (f, Lines::of(&f.text))).collect();
+    if files
+        .iter()
+        .flat_map(|(_, l)| &l.bare)
+        .any(|l| INTROSPECTION.iter().any(|c| calls(l, c)))
+    {
+        return Vec::new();
+    }
+    // Is `name` of tool `t` in these lines of file `f`, its `def` aside?
+    let used = |t: &ToolDef, name: &str, strings: bool| {
+        let def = format!("def {name}(");
+        files.iter().any(|(f, lines)| {
+            let own = f.path == t.file.path;
+            let lines = if strings { &lines.code } else { &lines.bare };
+            lines
+                .iter()
+                .any(|l| !(own && l.contains(&def)) && mentions(l, name))
+        })
+    };
+    // A project whose code names none of its tools hands them to no list
+    // of its own: a library of tools for others to import.
+    if !candidates.iter().any(|(t, name)| used(t, name, false)) {
+        return Vec::new();
+    }
+    candidates
+        .iter()
+        .filter(|(t, name)| !used(t, name, true))
+        .map(|(t, _)| (t.file.path.clone(), t.span.start))
+        .collect()
+}
+
+/// A file's lines without comments and imports (an import names a tool
+/// without using it): `code` keeps string literals, `bare` blanks them
+/// (docstrings included).
+struct Lines {
+    code: Vec<String>,
+    bare: Vec<String>,
+}
+
+impl Lines {
+    fn of(text: &str) -> Lines {
+        let b = text.as_bytes();
+        let (mut code, mut bare): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+            (vec![Vec::new()], vec![Vec::new()]);
+        // The open string: its quote and whether it is triple.
+        let mut quote: Option<(u8, bool)> = None;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let (Some(line), Some(bare_line)) = (code.last_mut(), bare.last_mut()) else {
+                break;
+            };
+            if c == b'\n' {
+                code.push(Vec::new());
+                bare.push(Vec::new());
+                if quote.is_some_and(|(_, triple)| !triple) {
+                    quote = None;
+                }
+                i += 1;
+                continue;
+            }
+            match quote {
+                Some((q, triple)) => {
+                    let n = if c == b'\\' && b.get(i + 1).is_some_and(|&n| n != b'\n') {
+                        2
+                    } else if c == q && (!triple || b[i..].starts_with(&[q, q, q])) {
+                        quote = None;
+                        if triple { 3 } else { 1 }
+                    } else {
+                        1
+                    };
+                    line.extend_from_slice(&b[i..i + n]);
+                    bare_line.extend(std::iter::repeat_n(b' ', n));
+                    i += n;
+                }
+                None if c == b'#' => {
+                    i = b[i..]
+                        .iter()
+                        .position(|&x| x == b'\n')
+                        .map_or(b.len(), |p| i + p);
+                }
+                None => {
+                    let n = if c == b'"' || c == b'\'' {
+                        let triple = b[i..].starts_with(&[c, c, c]);
+                        quote = Some((c, triple));
+                        if triple { 3 } else { 1 }
+                    } else {
+                        1
+                    };
+                    line.extend_from_slice(&b[i..i + n]);
+                    bare_line.extend_from_slice(&b[i..i + n]);
+                    i += n;
+                }
+            }
+        }
+        let text = |l: Vec<u8>| String::from_utf8_lossy(&l).into_owned();
+        let mut code: Vec<String> = code.into_iter().map(text).collect();
+        let mut bare: Vec<String> = bare.into_iter().map(text).collect();
+        // Imports, on one line or in parentheses over several.
+        let mut in_import = false;
+        for i in 0..bare.len() {
+            let t = bare[i].trim_start();
+            let blank = if in_import {
+                in_import = !t.contains(')');
+                true
+            } else if t.starts_with("import ") || (t.starts_with("from ") && t.contains(" import "))
+            {
+                in_import = t.contains('(') && !t.contains(')');
+                true
+            } else {
+                false
+            };
+            if blank {
+                code[i].clear();
+                bare[i].clear();
+            }
+        }
+        Lines { code, bare }
+    }
+}
+
+/// Does `line` hold `name` as a whole identifier?
+fn mentions(line: &str, name: &str) -> bool {
+    identifier_at(line, name).next().is_some()
+}
+
+/// Does `line` call `name` (`dir(module)`, not `listdir(path)`)?
+fn calls(line: &str, name: &str) -> bool {
+    identifier_at(line, name).any(|end| line[end..].trim_start().starts_with('('))
+}
+
+/// Where each whole-identifier occurrence of `name` in `line` ends.
+fn identifier_at<'a>(line: &'a str, name: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(name).filter_map(move |(i, _)| {
+        let end = i + name.len();
+        let before = line[..i].chars().next_back();
+        let after = line[end..].chars().next();
+        (!before.is_some_and(ident) && !after.is_some_and(ident)).then_some(end)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_strings_and_identifiers() {
+        let l = Lines::of(
+            "from t import (\n    a,\n)\nimport b\nx = [a, b]  # c\ny = '#not' # yes\n\"\"\"Doc\nabout a\n\"\"\"\n",
+        );
+        assert_eq!(
+            l.code,
+            [
+                "",
+                "",
+                "",
+                "",
+                "x = [a, b]  ",
+                "y = '#not' ",
+                "\"\"\"Doc",
+                "about a",
+                "\"\"\"",
+                ""
+            ]
+        );
+        assert_eq!(l.bare[5].trim_end(), "y = '");
+        assert_eq!(l.bare[7].trim(), "");
+        assert!(mentions("tools = [search, fetch]", "search"));
+        assert!(!mentions("tools = [web_search]", "search"));
+        assert!(!mentions("tools = [search_all]", "search"));
+        assert!(mentions("__all__ = [\"search\"]", "search"));
+        assert!(calls("names = dir(tools_module)", "dir"));
+        assert!(!calls("for f in os.listdir(path):", "dir"));
+        assert!(!calls("out_dir = tmp", "dir"));
+    }
+}
