@@ -676,33 +676,48 @@ fn lists_nothing_imports(
         .filter(|t| t.needs_import.as_deref().is_some_and(|m| !imported(t, m)))
         .map(|t| (t.file.display.to_string(), t.span))
         .collect();
-    if dormant.is_empty() {
-        return;
-    }
+    set_aside_spans(
+        tools,
+        diagnostics,
+        notifications,
+        &dormant,
+        "tool list not checked: it is bound to a name nothing in its module uses, and no other Python file imports the module",
+    );
+}
+
+/// Leaves out the tools and findings inside `spans` (by display path and
+/// span), with a note on each file saying why; nothing when it is empty.
+fn set_aside_spans(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    spans: &[(String, crate::source::Span)],
+    why: &str,
+) {
     let inside = |file: &str, span: crate::source::Span| {
-        dormant
+        spans
             .iter()
             .any(|(f, s)| f == file && s.start <= span.start && span.end <= s.end)
     };
     tools.retain(|t| !inside(&t.file.display, t.span));
     diagnostics.retain(|d| !inside(&d.file.display, d.span));
-    let mut files: Vec<&String> = dormant.iter().map(|(f, _)| f).collect();
-    files.dedup();
+    let files: std::collections::BTreeSet<&String> = spans.iter().map(|(f, _)| f).collect();
     for f in files {
         notifications.push(Notification {
             level: Severity::Note,
             path: Some(f.clone()),
             line: None,
-            message: "tool list not checked: it is bound to a name nothing in its module uses, and no other Python file imports the module".into(),
+            message: why.to_string(),
         });
     }
 }
 
 /// LangChain `@tool` and Agents SDK `@function_tool` functions that no
 /// Python code of the scan names again, in a scan that names others
-/// (`crate::python::unused`): no list hands them to a model. They leave the inventory and their units, with
-/// the findings inside them, and a note names each file. Not in a file
-/// named on the command line (`explicit`).
+/// (`crate::python::unused`): no list hands them to a model. They leave
+/// the inventory and their units, with the findings inside them, and a
+/// note names each file. Not in a file named on the command line
+/// (`explicit`).
 fn framework_tools_nothing_names(
     tools: &mut Vec<ToolDef>,
     py_roots: &mut [crate::python::link::PyFile],
@@ -717,35 +732,25 @@ fn framework_tools_nothing_names(
     if unused.is_empty() {
         return;
     }
-    let spans: Vec<(PathBuf, crate::source::Span)> = tools
+    let spans: Vec<(String, crate::source::Span)> = tools
         .iter()
         .filter(|t| unused.contains(&(t.file.path.clone(), t.span.start)))
-        .map(|t| (t.file.path.clone(), t.span))
+        .map(|t| (t.file.display.to_string(), t.span))
         .collect();
-    let inside = |path: &Path, span: crate::source::Span| {
-        spans
-            .iter()
-            .any(|(p, s)| p == path && s.start <= span.start && span.end <= s.end)
-    };
-    let mut files: Vec<String> = tools
-        .iter()
-        .filter(|t| inside(&t.file.path, t.span))
-        .map(|t| t.file.display.to_string())
-        .collect();
-    files.dedup();
-    tools.retain(|t| !inside(&t.file.path, t.span));
     for r in py_roots.iter_mut() {
-        r.tools.retain(|t| !inside(&t.def.file.path, t.def.span));
-    }
-    diagnostics.retain(|d| !inside(&d.file.path, d.span));
-    for f in files {
-        notifications.push(Notification {
-            level: Severity::Note,
-            path: Some(f),
-            line: None,
-            message: "tools not checked: no Python code of the scan names their decorated functions again (a tool list, `bind_tools`), so none is handed to a model".into(),
+        r.tools.retain(|t| {
+            !spans.iter().any(|(f, s)| {
+                *f == *t.def.file.display && s.start <= t.def.span.start && t.def.span.end <= s.end
+            })
         });
     }
+    set_aside_spans(
+        tools,
+        diagnostics,
+        notifications,
+        &spans,
+        "tools not checked: no Python code of the scan names their decorated functions again (a tool list, `bind_tools`), so none is handed to a model",
+    );
 }
 
 /// A Python module beside a package of the same name (`tools.py` and
