@@ -159,9 +159,16 @@ pub struct Candidate {
     pub explicit: bool,
 }
 
-/// Folders of documentation: a tool list in one is an example or a copy
-/// when the project defines its tools in code.
-pub const DOC_DIRS: &[&str] = &["doc", "docs", "documentation"];
+/// Folders of documentation: a tool list or tool code in one is an
+/// example or a copy when the project defines its tools elsewhere.
+pub const DOC_DIRS: &[&str] = &[
+    "doc",
+    "docs",
+    "documentation",
+    "docs_examples",
+    "doc_examples",
+    "docs_src",
+];
 
 /// Folders that hold tests, benchmarks, fixtures and recorded traffic: the
 /// tools and handlers in them are not ones a model is offered.

@@ -288,6 +288,7 @@ pub fn scan_with_progress(
     api_documents_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
     schema_documents_beside_code(&mut tools, &mut diagnostics, &mut notifications);
     doc_manifests_beside_code(&mut tools, &mut diagnostics, &mut notifications, &doc_lists);
+    doc_code_beside_code(&mut tools, &mut diagnostics, &mut notifications, &in_docs);
     modules_shadowed_by_packages(
         &mut tools,
         &mut diagnostics,
@@ -600,6 +601,28 @@ fn doc_manifests_beside_code(
         in_code,
         |t| docs.contains(&*t.file.display),
         "tool list under a documentation folder that no source file names, read as documentation: the scan found the tools in source code",
+    );
+}
+
+/// Tool code under a documentation folder (`docs_examples/retries.py`, a
+/// copy of a framework's documented example; `in_docs`) shows how tools
+/// are written, beside a project whose own tools are in code elsewhere:
+/// its tools and findings are set aside with a note. Alone (a scan of the
+/// examples themselves), it is checked.
+fn doc_code_beside_code(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    in_docs: &std::collections::BTreeSet<&Path>,
+) {
+    let in_doc = |t: &ToolDef| in_docs.contains(t.file.path.as_path());
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        |t| in_code(t) && !in_doc(t),
+        |t| in_code(t) && in_doc(t),
+        "tool code under a documentation folder, read as an example: the scan found the project's tools in code elsewhere",
     );
 }
 
