@@ -219,6 +219,7 @@ pub fn says_unused(description: &str) -> bool {
         "deprecated",
         "not yet implemented",
         "not implemented",
+        "no input required",
     ]
     .iter()
     .any(|w| has_phrase(&d, w))

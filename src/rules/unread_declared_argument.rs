@@ -100,8 +100,10 @@ impl Rule for UnreadDeclaredArgument {
                 && let Some(h) = t.handler
             {
                 let f = k.fact(h);
-                // A stub that answers it cannot act uses nothing.
-                if f.says_unavailable {
+                // A stub that answers it cannot act uses nothing; so does
+                // a tool whose description says it is one ("placeholder -
+                // requires API key setup").
+                if f.says_unavailable || says_stub(&t.def) {
                     continue;
                 }
                 for &i in &f.unused_params {
@@ -162,6 +164,15 @@ impl Rule for UnreadDeclaredArgument {
 
 /// The property's description tells the model it has no effect ("Not
 /// currently used", "Reserved for future use", "ignored").
+/// Does the tool's description tell the model it is a stub?
+fn says_stub(t: &ToolDef) -> bool {
+    t.description.as_ref().is_some_and(|d| {
+        let first = d.value.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        crate::model::words::says_unavailable(first)
+            || crate::model::words::has_phrase(&first.to_ascii_lowercase(), "placeholder")
+    })
+}
+
 fn told_unused(t: &ToolDef, key: &str) -> bool {
     t.input_schema
         .as_ref()
