@@ -308,6 +308,15 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
             k.tools.iter().any(|t| t.def.name.value == lit)
         }),
         Quiet::IfCallerMarksTruncation => marked_callees.contains(f.fns[r.index].name.as_str()),
+        Quiet::IfToolDocumentsTruncation => {
+            let reaching = reaching_tools(k, r);
+            !reaching.is_empty()
+                && reaching.iter().all(|t| {
+                    t.description
+                        .as_ref()
+                        .is_some_and(|d| crate::model::words::says_output_cut(&d.value))
+                })
+        }
         Quiet::IfValidatedBySibling(key) => {
             let me = &f.fns[r.index];
             // A trait's method, which an executor can run before the call;

@@ -520,6 +520,9 @@ pub enum Quiet {
     IfFieldDocumentsBound(String, Vec<String>),
     /// A function that calls it marks the truncation in the output.
     IfCallerMarksTruncation,
+    /// Every tool whose handler reaches it says in its description that
+    /// its output is cut ("(truncated) extracted text"): the model is told.
+    IfToolDocumentsTruncation,
     /// Unless the tools that reach it (or, when none is known, the crate's
     /// tools that declare it) require this argument: a missing optional
     /// string may well take a default, and a model sends strings for

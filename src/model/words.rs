@@ -72,6 +72,18 @@ pub fn says_unavailable(s: &str) -> bool {
     contains_any(&s, WORDS)
 }
 
+/// Does a tool's description tell the model that its output may be cut
+/// ("returns the (truncated) extracted text", "long pages are cut off")?
+/// Narrower than [`mentions_truncation`]: "more" or "..." in a description
+/// says nothing about cuts.
+pub fn says_output_cut(description: &str) -> bool {
+    let d = description.to_lowercase();
+    contains_any(
+        &d,
+        &["truncat", "cut off", "cut to", "clipped", "shortened"],
+    )
+}
+
 /// Does a string in the output tell the model that something was cut?
 /// `extra` are the project's own markers (`[options] truncation-markers`).
 pub fn mentions_truncation(s: &str, extra: &[String]) -> bool {

@@ -75,9 +75,14 @@ impl Rule for SilentTruncation {
                 .note(seems)
                 .help("say in the result that it was cut and how much is left (`[truncated: 12000 of 48213 bytes]`, `truncated: true`, `… 40 more`), and how to get the rest");
             let mut c = f.candidate(diag, Need::Surface);
-            if !hidden_in_closure {
-                c.quiet = Quiet::IfCallerMarksTruncation;
-            }
+            c.quiet = if *hidden_in_closure {
+                Quiet::IfToolDocumentsTruncation
+            } else {
+                Quiet::Any(vec![
+                    Quiet::IfCallerMarksTruncation,
+                    Quiet::IfToolDocumentsTruncation,
+                ])
+            };
             out.push(c);
         }
     }
