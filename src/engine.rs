@@ -708,6 +708,13 @@ fn lists_nothing_imports(
     );
 }
 
+/// Is `span` of file `file` (display path) inside one of `spans`?
+fn within(spans: &[(String, crate::source::Span)], file: &str, span: crate::source::Span) -> bool {
+    spans
+        .iter()
+        .any(|(f, s)| f == file && s.start <= span.start && span.end <= s.end)
+}
+
 /// Leaves out the tools and findings inside `spans` (by display path and
 /// span), with a note on each file saying why; nothing when it is empty.
 fn set_aside_spans(
@@ -717,13 +724,8 @@ fn set_aside_spans(
     spans: &[(String, crate::source::Span)],
     why: &str,
 ) {
-    let inside = |file: &str, span: crate::source::Span| {
-        spans
-            .iter()
-            .any(|(f, s)| f == file && s.start <= span.start && span.end <= s.end)
-    };
-    tools.retain(|t| !inside(&t.file.display, t.span));
-    diagnostics.retain(|d| !inside(&d.file.display, d.span));
+    tools.retain(|t| !within(spans, &t.file.display, t.span));
+    diagnostics.retain(|d| !within(spans, &d.file.display, d.span));
     let files: std::collections::BTreeSet<&String> = spans.iter().map(|(f, _)| f).collect();
     for f in files {
         notifications.push(Notification {
@@ -761,11 +763,8 @@ fn framework_tools_nothing_names(
         .map(|t| (t.file.display.to_string(), t.span))
         .collect();
     for r in py_roots.iter_mut() {
-        r.tools.retain(|t| {
-            !spans.iter().any(|(f, s)| {
-                *f == *t.def.file.display && s.start <= t.def.span.start && t.def.span.end <= s.end
-            })
-        });
+        r.tools
+            .retain(|t| !within(&spans, &t.def.file.display, t.def.span));
     }
     set_aside_spans(
         tools,

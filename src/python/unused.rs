@@ -6,6 +6,7 @@
 //! commented out, say — is never offered, when the project does name its
 //! other tools (a library of tools names none: others import them).
 
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -52,25 +53,48 @@ pub fn unreferenced<'a>(
     {
         return Vec::new();
     }
-    // Is `name` of tool `t` in these lines of file `f`, its `def` aside?
-    let used = |t: &ToolDef, name: &str, strings: bool| {
-        let def = format!("def {name}(");
-        files.iter().any(|(f, lines)| {
-            let own = f.path == t.file.path;
+    // Where each candidate's name stands, by view: (file, line) pairs,
+    // gathered in one pass over the words of every line.
+    let names: HashSet<&str> = candidates.iter().map(|(_, n)| *n).collect();
+    let index = |strings: bool| {
+        let mut at: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+        for (fi, (_, lines)) in files.iter().enumerate() {
             let lines = if strings { &lines.code } else { &lines.bare };
-            lines
-                .iter()
-                .any(|l| !(own && l.contains(&def)) && mentions(l, name))
+            for (li, l) in lines.iter().enumerate() {
+                for w in l.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    if let Some(n) = names.get(w) {
+                        at.entry(n).or_default().push((fi, li));
+                    }
+                }
+            }
+        }
+        at
+    };
+    let (in_code, anywhere) = (index(false), index(true));
+    // Is `name` of tool `t` on a line of the scan, its own `def` aside?
+    let used = |strings: bool, t: &ToolDef, name: &str| {
+        let def = format!("def {name}(");
+        let at = if strings { &anywhere } else { &in_code };
+        at.get(name).is_some_and(|places| {
+            places.iter().any(|&(fi, li)| {
+                let (f, lines) = &files[fi];
+                let line = if strings {
+                    &lines.code[li]
+                } else {
+                    &lines.bare[li]
+                };
+                !(f.path == t.file.path && line.contains(&def))
+            })
         })
     };
     // A project whose code names none of its tools hands them to no list
     // of its own: a library of tools for others to import.
-    if !candidates.iter().any(|(t, name)| used(t, name, false)) {
+    if !candidates.iter().any(|(t, name)| used(false, t, name)) {
         return Vec::new();
     }
     candidates
         .iter()
-        .filter(|(t, name)| !used(t, name, true))
+        .filter(|(t, name)| !used(true, t, name))
         .map(|(t, _)| (t.file.path.clone(), t.span.start))
         .collect()
 }
@@ -165,11 +189,6 @@ impl Lines {
     }
 }
 
-/// Does `line` hold `name` as a whole identifier?
-fn mentions(line: &str, name: &str) -> bool {
-    identifier_at(line, name).next().is_some()
-}
-
 /// Does `line` call `name` (`dir(module)`, not `listdir(path)`)?
 fn calls(line: &str, name: &str) -> bool {
     identifier_at(line, name).any(|end| line[end..].trim_start().starts_with('('))
@@ -212,10 +231,6 @@ mod tests {
         );
         assert_eq!(l.bare[5].trim_end(), "y = '");
         assert_eq!(l.bare[7].trim(), "");
-        assert!(mentions("tools = [search, fetch]", "search"));
-        assert!(!mentions("tools = [web_search]", "search"));
-        assert!(!mentions("tools = [search_all]", "search"));
-        assert!(mentions("__all__ = [\"search\"]", "search"));
         assert!(calls("names = dir(tools_module)", "dir"));
         assert!(!calls("for f in os.listdir(path):", "dir"));
         assert!(!calls("out_dir = tmp", "dir"));
