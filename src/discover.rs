@@ -107,8 +107,9 @@ pub enum SkipReason {
     /// A Rust file under a crate's `src/` that no `mod` declaration
     /// reaches: the compiler never sees it (read, but not analysed).
     NotCompiled,
-    /// A manifest named as a backup copy (`tools.json.old.json`,
-    /// `spec_v1_backup.json`, `tools.bak.yaml`): no server loads it.
+    /// A file named as a backup copy (`tools.json.old.json`,
+    /// `spec_v1_backup.json`, `tools.bak.yaml`), or under a backup folder
+    /// (`old_files/`, `backup/`; see [`BACKUP_DIRS`]): no server loads it.
     Backup,
 }
 
@@ -124,7 +125,7 @@ impl SkipReason {
                 "a Rust file no `mod` declaration reaches, so the crate does not compile it".into()
             }
             SkipReason::Backup => {
-                "named as a backup copy (`.old`, `.bak`, `.orig`, `_backup`), which no server loads; name it on the command line to read it".into()
+                "named as a backup copy (`.old`, `.bak`, `.orig`, `_backup`) or under a backup folder (`old/`, `old_files/`, `backup/`), which no server loads; name it on the command line to read it".into()
             }
         }
     }
@@ -159,8 +160,9 @@ pub struct Candidate {
     pub explicit: bool,
 }
 
-/// Folders of documentation: a tool list or tool code in one is an
-/// example or a copy when the project defines its tools elsewhere.
+/// Folders of documentation, copied SDK examples and course exercises: a
+/// tool list or tool code in one is an example or a copy when the project
+/// defines its tools elsewhere.
 pub const DOC_DIRS: &[&str] = &[
     "doc",
     "docs",
@@ -168,6 +170,23 @@ pub const DOC_DIRS: &[&str] = &[
     "docs_examples",
     "doc_examples",
     "docs_src",
+    "sdk_examples",
+    "exercise",
+    "exercises",
+];
+
+/// Folders of retired copies, the folder form of a backup file name
+/// (`server_old.py`, `tools.bak.json`): nothing a server loads lives
+/// there, so the walk does not read them unless named on the command line.
+pub const BACKUP_DIRS: &[&str] = &[
+    "old",
+    "old_files",
+    "old_code",
+    "old_version",
+    "old_versions",
+    "backup",
+    "backups",
+    "bak",
 ];
 
 /// Folders that hold tests, benchmarks, fixtures and recorded traffic: the
@@ -381,7 +400,11 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
             let in_tests = under(TEST_DIRS);
             let in_docs = under(DOC_DIRS);
             match FileKind::of(&path) {
-                Some(kind) if !explicit && kind != FileKind::Rust && is_backup_copy(&path) => {
+                Some(kind)
+                    if !explicit
+                        && kind != FileKind::Rust
+                        && (is_backup_copy(&path) || under(BACKUP_DIRS)) =>
+                {
                     g.skipped.push(Skipped {
                         path: display_path(&path),
                         reason: SkipReason::Backup,
@@ -566,6 +589,23 @@ pub fn is_backup_copy(path: &Path) -> bool {
     .any(|end| stem.ends_with(end))
 }
 
+/// Is `path` a template to copy from rather than a module or list a
+/// server loads: a private module named as one (`__template.py`,
+/// `_tool_template.py`; plugin loaders skip `_` modules), or a manifest
+/// whose name ends so (`tool-implementation-template.json`)?
+pub fn is_template(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name.as_str(), ""));
+    match ext {
+        "py" => stem.starts_with('_') && stem.contains("template"),
+        "json" | "yaml" | "yml" | "toml" => stem.ends_with("template"),
+        _ => false,
+    }
+}
+
 /// How a path is shown: relative to the working directory, `/`-separated,
 /// without a leading `./`.
 pub fn display_path(path: &Path) -> String {
@@ -605,6 +645,29 @@ mod tests {
             "bold.json",
         ] {
             assert!(!is_backup_copy(Path::new(name)), "{name}");
+        }
+    }
+
+    #[test]
+    fn templates_by_name() {
+        for name in [
+            "tools/__template.py",
+            "providers/__template__.py",
+            "_tool_template.py",
+            "tool-implementation-template.json",
+            "server_template.yaml",
+        ] {
+            assert!(is_template(Path::new(name)), "{name}");
+        }
+        // Modules about templates, and a manifest of template tools.
+        for name in [
+            "templates.py",
+            "format_template.py",
+            "prompt_template.py",
+            "template_tools.json",
+            "__init__.py",
+        ] {
+            assert!(!is_template(Path::new(name)), "{name}");
         }
     }
 }

@@ -289,6 +289,7 @@ pub fn scan_with_progress(
     schema_documents_beside_code(&mut tools, &mut diagnostics, &mut notifications);
     doc_manifests_beside_code(&mut tools, &mut diagnostics, &mut notifications, &doc_lists);
     doc_code_beside_code(&mut tools, &mut diagnostics, &mut notifications, &in_docs);
+    templates_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
     modules_shadowed_by_packages(
         &mut tools,
         &mut diagnostics,
@@ -623,6 +624,26 @@ fn doc_code_beside_code(
         |t| in_code(t) && !in_doc(t),
         |t| in_code(t) && in_doc(t),
         "tool code under a documentation folder, read as an example: the scan found the project's tools in code elsewhere",
+    );
+}
+
+/// Templates (`tools/__template.py`, `tool-implementation-template.json`;
+/// [`discover::is_template`]) beside a project's other tools are copied
+/// from, not loaded: their tools and findings are set aside with a note.
+/// Alone (a scan of the template), they are checked.
+fn templates_beside_tools(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let template = |t: &ToolDef| discover::is_template(&t.file.path);
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        |t| !template(t),
+        template,
+        "a template to copy tools from, not a module or list a server loads: the scan found the project's tools elsewhere",
     );
 }
 

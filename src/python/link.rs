@@ -376,6 +376,7 @@ pub fn check(unit: UnitFiles, cx: &Context, rules: &[&'static RuleEntry]) -> Che
             }
         }
     }
+    pre_checks_of_lost_handlers(&mut files, &tools, &dispatchers);
     let resolver = Resolver {
         files: &files,
         imports: &imports,
@@ -400,6 +401,37 @@ pub fn check(unit: UnitFiles, cx: &Context, rules: &[&'static RuleEntry]) -> Che
     Checked {
         diagnostics,
         handlers,
+    }
+}
+
+/// A tool's arm in a helper rather than in the dispatcher
+/// (`_preflight_write_gate(name, params)` with `if name == "vault_rename":`)
+/// is only a check on the way when a dispatcher also hands the arguments
+/// whole to code the unit cannot follow (`params = transform(arguments)`
+/// from a table, then `bridge.call(method, params)`): the tool's work is
+/// there, so the arm's reads are not all the tool's. The arm is marked as
+/// letting the arguments escape.
+fn pre_checks_of_lost_handlers(
+    files: &mut [FileFacts],
+    tools: &[CodeTool],
+    dispatchers: &BTreeSet<FnRef>,
+) {
+    if !dispatchers
+        .iter()
+        .any(|d| files[d.file].fns[d.index].escapes != 0)
+    {
+        return;
+    }
+    for h in tools.iter().filter_map(|t| t.handler) {
+        let f = &files[h.file];
+        let span = f.fns[h.index].name_span;
+        let in_helper = f
+            .dispatch
+            .iter()
+            .any(|d| d.span == span && !f.fns[d.fn_index].takes_request);
+        if in_helper {
+            files[h.file].fns[h.index].escapes = u64::MAX;
+        }
     }
 }
 

@@ -284,7 +284,12 @@ pub fn not_read(scan: &Scan) -> Vec<String> {
                     "{} that no `mod` declaration reaches (not compiled)",
                     plural(*n, "Rust file")
                 ),
-                SkipReason::Backup => format!("{} named as backup copies", plural(*n, "file")),
+                SkipReason::Backup => {
+                    format!(
+                        "{} kept as backup copies (by name or folder)",
+                        plural(*n, "file")
+                    )
+                }
                 SkipReason::Language(_) => unreachable!("counted above"),
             })
             .collect();

@@ -348,19 +348,19 @@ fn members_clients_read_are_part_of_the_surface() {
 #[test]
 fn a_tool_moved_to_another_file_is_listed_by_check_not_reported_by_scan() {
     let tool = r#"{"tools": [{"name": "a", "description": "Does a.", "input_schema": {"type": "object"}}]}"#;
-    let tree = write_tree(&[("old/tools.json", tool)]);
+    let tree = write_tree(&[("before/tools.json", tool)]);
     let run = |args: &[&str]| bin().current_dir(tree.path()).args(args).output().unwrap();
     assert_eq!(run(&["surface", "--write"]).status.code(), Some(0));
-    std::fs::remove_file(tree.path().join("old/tools.json")).unwrap();
-    std::fs::create_dir(tree.path().join("new")).unwrap();
-    std::fs::write(tree.path().join("new/tools.json"), tool).unwrap();
+    std::fs::remove_file(tree.path().join("before/tools.json")).unwrap();
+    std::fs::create_dir(tree.path().join("after")).unwrap();
+    std::fs::write(tree.path().join("after/tools.json"), tool).unwrap();
     let scan = run(&["scan", "--select", "P"]);
     assert_eq!(scan.status.code(), Some(0), "{}", stdout(&scan));
     let check = run(&["surface", "--check"]);
     assert_eq!(check.status.code(), Some(1));
     assert!(
         stdout(&check)
-            .contains("~ new/tools.json#/tools: `a` moved from group `old/tools.json#/tools`"),
+            .contains("~ after/tools.json#/tools: `a` moved from group `before/tools.json#/tools`"),
         "{}",
         stdout(&check)
     );
@@ -435,7 +435,7 @@ fn a_backup_copy_of_a_tool_list_is_not_part_of_the_surface() {
         .output()
         .unwrap();
     assert!(
-        stdout(&scan).contains("1 file named as backup copies"),
+        stdout(&scan).contains("1 file kept as backup copies (by name or folder)"),
         "{}",
         stdout(&scan)
     );
