@@ -456,23 +456,8 @@ fn check_output_booleans(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>
             return;
         }
         let p = sub.pointer.as_str();
-        let what = if sub.keyword == "properties" {
-            format!("property `{}`", short(p.rsplit('/').next().unwrap_or(p)))
-        } else {
-            format!(
-                "`{}` at {}",
-                sub.keyword,
-                Checker::at(p.rsplit_once('/').map_or("", |(a, _)| a))
-            )
-        };
         let derived = fix::Syntax::of(view.file).is_none();
-        let help = if derived && sub.keyword != "properties" {
-            "give the elements a type of their own (`Vec<T>` with `T: JsonSchema`), or the field a schema with `#[schemars(schema_with = \"…\")]`"
-        } else if derived {
-            "give the field a doc comment (schemars then writes `{\"description\": …}`), or a schema of its own with `#[schemars(with = \"…\")]`"
-        } else {
-            "write the schema, or `{}` (with a `description`) for any value"
-        };
+        let (what, help) = boolean_what_help(sub, derived, b);
         out.push(
             Diagnostic::new("S105", Severity::Error, view.file, sub.node.span)
                 .in_view(tool, &view, p)
@@ -490,31 +475,7 @@ fn check_output_booleans(cx: &Context, tool: &ToolDef, out: &mut Vec<Diagnostic>
 /// 'type' in true`), dropping every tool of the server.
 fn check_boolean_subschema(c: &mut Checker, node: &Node, sub: &Sub, b: bool, targets: &[&str]) {
     let p = sub.pointer.as_str();
-    let (what, help) = if sub.keyword == "properties" {
-        (
-            format!("property `{}`", short(p.rsplit('/').next().unwrap_or(p))),
-            if c.tool.schema_derived {
-                "give the field a doc comment (schemars then writes `{\"description\": …}`), or a schema of its own with `#[schemars(with = \"…\")]`"
-            } else if b {
-                "write the property's schema, or `{}` (with a `description`) for any value"
-            } else {
-                "remove the property (with `\"additionalProperties\": false` the key is refused), or write `{\"not\": {}}`"
-            },
-        )
-    } else {
-        (
-            format!(
-                "`{}` at {}",
-                sub.keyword,
-                Checker::at(p.rsplit_once('/').map_or("", |(a, _)| a))
-            ),
-            if c.tool.schema_derived {
-                "give the elements a type of their own (`Vec<T>` with `T: JsonSchema`), or a schema with `#[schemars(with = \"…\")]`"
-            } else {
-                "write the element schema, e.g. `{\"type\": \"string\"}`, or `{}` for any value"
-            },
-        )
-    };
+    let (what, help) = boolean_what_help(sub, c.tool.schema_derived, b);
     c.push(
         node.span,
         p,
@@ -532,6 +493,38 @@ fn check_boolean_subschema(c: &mut Checker, node: &Node, sub: &Sub, b: bool, tar
         "valid JSON Schema, but Claude Code, Claude Desktop and VS Code fail on it while reading the tool list (`Cannot use 'in' operator to search for 'type' in true`) and drop every tool of the server without telling the user; Gemini answers `Invalid value at '…properties[…].value' (Schema), true`",
         help,
     );
+}
+
+/// What a boolean subschema (`sub`, the boolean `b`) is, for the message,
+/// and what to do, for the help: in a schema derived from types
+/// (schemars) the fix is on the Rust side; in a written one, in the schema.
+fn boolean_what_help(sub: &Sub, derived: bool, b: bool) -> (String, &'static str) {
+    let p = sub.pointer.as_str();
+    if sub.keyword == "properties" {
+        (
+            format!("property `{}`", short(p.rsplit('/').next().unwrap_or(p))),
+            if derived {
+                "give the field a doc comment (schemars then writes `{\"description\": …}`), or a schema of its own with `#[schemars(with = \"…\")]`"
+            } else if b {
+                "write the property's schema, or `{}` (with a `description`) for any value"
+            } else {
+                "remove the property (with `\"additionalProperties\": false` the key is refused), or write `{\"not\": {}}`"
+            },
+        )
+    } else {
+        (
+            format!(
+                "`{}` at {}",
+                sub.keyword,
+                Checker::at(p.rsplit_once('/').map_or("", |(a, _)| a))
+            ),
+            if derived {
+                "give the elements a type of their own (`Vec<T>` with `T: JsonSchema`), or a schema with `#[schemars(with = \"…\")]`"
+            } else {
+                "write the element schema, e.g. `{\"type\": \"string\"}`, or `{}` for any value"
+            },
+        )
+    }
 }
 
 fn check_gemini(c: &mut Checker, node: &Node, p: &str, via: Via) {
