@@ -2805,21 +2805,23 @@ impl<'t, 's> Flow<'t, 's> {
         // The schema: a `json!` literal, or a `static` of the file
         // (`(*READ_SCHEMA).clone()`, checked once the file is read: see
         // `analyze`).
-        let static_schema = |a: &TsNode| {
-            matches!(
-                values::schema_expr(*a, src, &self.locals),
-                Some(SchemaExpr::Static(..))
-            )
+        // Each argument's schema is evaluated once.
+        // (`any_macro`: not only `json!`/`object!`.)
+        let schema_of = |a: &TsNode, any_macro: bool| {
+            let is_macro = a.kind_name() == "macro_invocation"
+                && (any_macro || matches!(ts::macro_name(*a, src), "json" | "object"));
+            let e = values::schema_expr(*a, src, &self.locals);
+            (is_macro || matches!(e, Some(SchemaExpr::Static(..)))).then_some(e)
         };
-        let schema_at = args.iter().skip(1).position(|a| {
-            (a.kind_name() == "macro_invocation"
-                && matches!(ts::macro_name(*a, src), "json" | "object"))
-                || static_schema(a)
-        });
-        let Some(schema_at) = schema_at.map(|i| i + 1) else {
+        let Some((schema_at, schema)) = args
+            .iter()
+            .enumerate()
+            .skip(1)
+            .find_map(|(i, a)| Some((i, schema_of(a, false)?)))
+        else {
             return;
         };
-        let schema = match values::schema_expr(args[schema_at], src, &self.locals) {
+        let schema = match schema {
             Some(SchemaExpr::Json(schema)) => {
                 if schema.get("properties").is_none()
                     && !matches!(schema.get("type").map(|t| &t.kind), Some(NodeKind::String(t)) if t == "object")
@@ -2835,9 +2837,7 @@ impl<'t, 's> Flow<'t, 's> {
         // helper's parameter there says so (checked in `analyze`).
         let output = args
             .get(schema_at + 1)
-            .filter(|a| static_schema(a) || a.kind_name() == "macro_invocation")
-            .and_then(|a| values::schema_expr(*a, src, &self.locals))
-            .map(|e| (e, schema_at + 1));
+            .and_then(|a| schema_of(a, true).flatten().map(|e| (e, schema_at + 1)));
         // `"..."`, `Some("...".to_string())`.
         let description = args[1..schema_at].iter().find_map(|a| {
             match values::value_expr(*a, src, &self.locals) {
