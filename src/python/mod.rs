@@ -209,28 +209,12 @@ fn word_count(text: &str, name: &str) -> usize {
 /// (`importlib.import_module(..)`, `__import__`): then any module may be
 /// loaded.
 pub fn imported_names(text: &str) -> (Vec<String>, bool) {
+    let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
-    let mut stmt = String::new();
-    let mut lines = text.lines();
-    while let Some(l) = lines.next() {
-        let t = l.trim_start();
-        if !(t.starts_with("import ") || t.starts_with("from ")) {
-            continue;
-        }
-        stmt.clear();
-        stmt.push_str(t);
-        // `from x import (\n a,\n b)` and backslash continuations.
-        while (stmt.contains('(') && !stmt.contains(')')) || stmt.ends_with('\\') {
-            match lines.next() {
-                Some(more) => {
-                    stmt.push(' ');
-                    stmt.push_str(more.trim());
-                }
-                None => break,
-            }
-        }
-        let words = stmt
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+    for stmt in import_statements(&lines) {
+        let words = lines[stmt]
+            .iter()
+            .flat_map(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_')))
             .filter(|w| !w.is_empty() && !matches!(*w, "import" | "from" | "as"));
         out.extend(words.map(str::to_string));
     }
@@ -238,6 +222,32 @@ pub fn imported_names(text: &str) -> (Vec<String>, bool) {
     out.dedup();
     let dynamic = text.contains("import_module(") || text.contains("__import__(");
     (out, dynamic)
+}
+
+/// The import statements among `lines`, as ranges of line indices: one
+/// line, or several in parentheses (`from x import (\n a,\n b)`) or
+/// after backslashes.
+pub fn import_statements(lines: &[&str]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let t = lines[i].trim_start();
+        let start = i;
+        i += 1;
+        if !(t.starts_with("import ") || t.starts_with("from ")) {
+            continue;
+        }
+        let (mut open, mut closed) = (t.contains('('), t.contains(')'));
+        let mut last = t;
+        while ((open && !closed) || last.trim_end().ends_with('\\')) && i < lines.len() {
+            last = lines[i];
+            open |= last.contains('(');
+            closed |= last.contains(')');
+            i += 1;
+        }
+        out.push(start..i);
+    }
+    out
 }
 
 /// Which agent frameworks a file uses and the names it imports, looked up

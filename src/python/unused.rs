@@ -166,24 +166,14 @@ impl Lines {
         let text = |l: Vec<u8>| String::from_utf8_lossy(&l).into_owned();
         let mut code: Vec<String> = code.into_iter().map(text).collect();
         let mut bare: Vec<String> = bare.into_iter().map(text).collect();
-        // Imports, on one line or in parentheses over several.
-        let mut in_import = false;
-        for i in 0..bare.len() {
-            let t = bare[i].trim_start();
-            let blank = if in_import {
-                in_import = !t.contains(')');
-                true
-            } else if t.starts_with("import ") || (t.starts_with("from ") && t.contains(" import "))
-            {
-                in_import = t.contains('(') && !t.contains(')');
-                true
-            } else {
-                false
-            };
-            if blank {
-                code[i].clear();
-                bare[i].clear();
-            }
+        // Imports are not uses.
+        let blank: Vec<std::ops::Range<usize>> = {
+            let lines: Vec<&str> = bare.iter().map(String::as_str).collect();
+            super::import_statements(&lines)
+        };
+        for i in blank.into_iter().flatten() {
+            code[i].clear();
+            bare[i].clear();
         }
         Lines { code, bare }
     }
