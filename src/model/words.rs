@@ -232,6 +232,9 @@ pub fn says_unused(description: &str) -> bool {
         "not yet implemented",
         "not implemented",
         "no input required",
+        "no fields required",
+        "no parameters required",
+        "takes no parameters",
     ]
     .iter()
     .any(|w| has_phrase(&d, w))
@@ -351,6 +354,7 @@ mod tests {
         assert!(says_unused(
             "Not currently used. Accepted but has no effect."
         ));
+        assert!(says_unused("Validated input (no fields required)"));
         assert!(!says_unused("Files to use as context"));
         assert!(!says_unused("Whether to refuse unusual paths"));
     }

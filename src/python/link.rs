@@ -219,6 +219,17 @@ fn called_imports(facts: &FileFacts) -> std::collections::HashSet<&str> {
             CallTarget::OwnType | CallTarget::External => {}
         }
     }
+    // The types of tool parameters the body never uses (`input:
+    // ListVaultsInput`): a record with no fields has nothing to use.
+    for g in &facts.fns {
+        for p in g.unused_params.iter().filter_map(|&i| g.params.get(i)) {
+            for w in p.ty.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                if facts.uses.iter().any(|(alias, _)| alias == w) {
+                    out.insert(w);
+                }
+            }
+        }
+    }
     if methods {
         let text = &facts.file.text;
         for (alias, _) in &facts.uses {

@@ -173,7 +173,58 @@ pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef>
         }
     }
     out.extend(listed);
+    // A second `@server.list_tools()` handler replaces the first (the
+    // server keeps one handler per request): the first's tools are never
+    // listed.
+    if file.text.contains(".list_tools(") {
+        let mut handlers = Vec::new();
+        list_tools_handlers(root, &file.text, 0, &mut handlers);
+        let replaced: Vec<Span> = handlers
+            .iter()
+            .enumerate()
+            .filter(|(i, (scope, obj, _))| {
+                handlers[i + 1..]
+                    .iter()
+                    .any(|(s, o, _)| s == scope && o == obj)
+            })
+            .map(|(_, (_, _, at))| *at)
+            .collect();
+        out.retain(|t| {
+            !replaced
+                .iter()
+                .any(|r| r.start <= t.span.start && t.span.end <= r.end)
+        });
+    }
     out
+}
+
+/// Functions registered as a low-level server's `list_tools` handler
+/// (`@server.list_tools()`), in order: the start of the scope they are
+/// defined in (a factory function, or the module), the server object, and
+/// the function's span.
+fn list_tools_handlers(n: TsNode, src: &str, depth: usize, out: &mut Vec<(usize, String, Span)>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let mut c = n.walk();
+    for child in n.named_children(&mut c) {
+        if child.kind() == "decorated_definition" {
+            let mut dc = child.walk();
+            let obj = child
+                .named_children(&mut dc)
+                .filter(|d| d.kind() == "decorator")
+                .find_map(|d| {
+                    let t = text(d, src).trim_start_matches('@').trim();
+                    let callee = t.strip_suffix("()").unwrap_or(t);
+                    callee.strip_suffix(".list_tools").map(str::to_string)
+                });
+            if let Some(obj) = obj {
+                let scope = enclosing_def(child).map_or(0, |d| d.start_byte());
+                out.push((scope, obj, span(child)));
+            }
+        }
+        list_tools_handlers(child, src, depth + 1, out);
+    }
 }
 
 /// Values bound at the top level of the module (`TOOLS = [..]`), with the

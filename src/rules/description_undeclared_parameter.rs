@@ -421,10 +421,19 @@ fn check_tool(tool: &ToolDef, tool_names: &HashSet<String>, out: &mut Vec<Diagno
             })
         })
     };
+    // `Available: Isometric, Front, ..` at an entry's indentation: a
+    // capitalised word is a label of the entry above it, not a parameter,
+    // when no parameter is written so.
+    let label = |w: &str| {
+        let mut c = w.chars();
+        c.next().is_some_and(|f| f.is_ascii_uppercase()) && c.all(|x| x.is_ascii_lowercase())
+    };
+    let labels = !declared.iter().any(|d| label(d));
     let mut seen = HashSet::new();
     for m in mentions(&desc.value, &declared) {
         let key = fold(&m.word);
-        if known.contains(&key)
+        if (labels && m.how == How::Listed && label(&m.word))
+            || known.contains(&key)
             || nested(&m.word)
             || tool_names.contains(&key)
             || IMPLICIT.contains(&m.word.to_ascii_lowercase().as_str())
