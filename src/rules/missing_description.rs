@@ -23,6 +23,13 @@ impl Rule for MissingDescription {
             .and_then(|s| s.get("description"))
             .and_then(|d| d.as_str())
             .is_some_and(|d| !d.trim().is_empty());
+        // LangChain refuses to build a tool with neither a description nor
+        // a docstring (`ValueError: Function must have a docstring if
+        // description not provided`): the failure is loud, at import.
+        // Its parameters are never offered either.
+        if tool.description.is_none() && tool.group.ends_with("#langchain") {
+            return;
+        }
         if blank && !tool.description_dynamic && !(in_schema && tool.description.is_none()) {
             let empty_string = tool.description.is_some();
             // Bedrock rejects a zero-length description outright; elsewhere
