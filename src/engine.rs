@@ -222,6 +222,16 @@ pub fn scan_with_progress(
         .filter(|c| c.in_docs)
         .map(|c| c.path.as_path())
         .collect();
+    let text_react = py_roots
+        .iter()
+        .map(|p: &crate::python::link::PyFile| &*p.facts.file.text)
+        .chain(py_sources.iter().map(|f: &Arc<SourceFile>| &*f.text))
+        .any(crate::python::text_react_agent)
+        && !py_roots
+            .iter()
+            .map(|p| &*p.facts.file.text)
+            .chain(py_sources.iter().map(|f| &*f.text))
+            .any(crate::python::tool_calling_agent);
     let doc_lists = unnamed_doc_manifests(
         &tools,
         &in_docs,
@@ -290,6 +300,9 @@ pub fn scan_with_progress(
     doc_manifests_beside_code(&mut tools, &mut diagnostics, &mut notifications, &doc_lists);
     doc_code_beside_code(&mut tools, &mut diagnostics, &mut notifications, &in_docs);
     templates_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
+    if text_react {
+        langchain_tools_of_text_agents(&tools, &mut diagnostics, &mut notifications);
+    }
     modules_shadowed_by_packages(
         &mut tools,
         &mut diagnostics,
@@ -645,6 +658,43 @@ fn templates_beside_tools(
         template,
         "a template to copy tools from, not a module or list a server loads: the scan found the project's tools elsewhere",
     );
+}
+
+/// LangChain tools of a project whose agent is a text ReAct agent
+/// (`initialize_agent(.., agent=AgentType.CONVERSATIONAL_REACT_DESCRIPTION)`)
+/// and none that calls tools with keyed arguments: the model writes one
+/// free-text input, handed whole to the tool's single parameter, so there
+/// are no argument keys to drop (M102) and no parameter it fills by name
+/// (M104). Those findings are left out, with a note on each file.
+fn langchain_tools_of_text_agents(
+    tools: &[ToolDef],
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let langchain: std::collections::BTreeSet<(&str, &str)> = tools
+        .iter()
+        .filter(|t| t.group.ends_with("#langchain"))
+        .map(|t| (&*t.file.display, t.name.value.as_str()))
+        .collect();
+    let mut files = std::collections::BTreeSet::new();
+    diagnostics.retain(|d| {
+        let of_text_agent = matches!(d.code, "M102" | "M104")
+            && d.tool
+                .as_deref()
+                .is_some_and(|n| langchain.contains(&(&*d.file.display, n)));
+        if of_text_agent {
+            files.insert(d.file.display.to_string());
+        }
+        !of_text_agent
+    });
+    for f in files {
+        notifications.push(Notification {
+            level: Severity::Note,
+            path: Some(f),
+            line: None,
+            message: "M102 and M104 not reported on LangChain tools here: the project's agent is a text ReAct agent, which hands the model's one free-text input to the tool whole".to_string(),
+        });
+    }
 }
 
 /// Sets aside the files of the tools `is_doc` picks, with `why`, when some

@@ -301,6 +301,43 @@ pub fn import_statements(lines: &[&str]) -> Vec<std::ops::Range<usize>> {
     out
 }
 
+/// Does the file build a LangChain text ReAct agent
+/// (`AgentType.ZERO_SHOT_REACT_DESCRIPTION`, `CONVERSATIONAL_REACT_DESCRIPTION`
+/// and their chat forms), which hands a tool the model's one free-text
+/// input rather than keyed arguments?
+pub fn text_react_agent(text: &str) -> bool {
+    [
+        "AgentType.ZERO_SHOT_REACT_DESCRIPTION",
+        "AgentType.CONVERSATIONAL_REACT_DESCRIPTION",
+        "AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION",
+        "AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION",
+        "\"zero-shot-react-description\"",
+        "\"conversational-react-description\"",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
+/// Does the file hand tools to a model that calls them with keyed
+/// arguments (`bind_tools`, a tool-calling or structured-chat agent,
+/// LangGraph's prebuilt agent)?
+pub fn tool_calling_agent(text: &str) -> bool {
+    [
+        "bind_tools(",
+        "create_tool_calling_agent",
+        "create_openai_functions_agent",
+        "create_openai_tools_agent",
+        "create_structured_chat_agent",
+        "STRUCTURED_CHAT",
+        "OPENAI_FUNCTIONS",
+        "OPENAI_MULTI_FUNCTIONS",
+        "langgraph.prebuilt",
+        "create_agent(",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
 /// Which agent frameworks a file uses and the names it imports, looked up
 /// once per file.
 struct Frameworks {
