@@ -118,6 +118,8 @@ struct Outcome {
     /// A Python file's imports (`crate::python::imported_names`); `None`
     /// for other files and Python tests.
     imports: Option<(Vec<String>, bool)>,
+    /// Its imports as dotted paths (`crate::python::import_paths`).
+    import_paths: Vec<Vec<String>>,
     /// A Python file with tool code, for its unit.
     python: Option<crate::python::link::PyFile>,
     /// A Python file read but not parsed: a module a unit may follow.
@@ -195,12 +197,14 @@ pub fn scan_with_progress(
     // Module names Python files import, by the file that imports them.
     let mut imports: Vec<(PathBuf, Vec<String>)> = Vec::new();
     let mut dynamic_imports = false;
+    let mut import_paths: Vec<(PathBuf, Vec<Vec<String>>)> = Vec::new();
     let mut py_roots = Vec::new();
     let mut py_sources = Vec::new();
     for (o, c) in outcomes.into_iter().zip(&candidates) {
         if let Some((names, dynamic)) = o.imports {
             dynamic_imports |= dynamic;
             imports.push((c.path.clone(), names));
+            import_paths.push((c.path.clone(), o.import_paths));
         }
         files_scanned += usize::from(o.parsed);
         if o.parsed {
@@ -320,6 +324,16 @@ pub fn scan_with_progress(
         );
     }
     drop(imports);
+    if !dynamic_imports {
+        stale_module_copies(
+            &mut tools,
+            &mut diagnostics,
+            &mut notifications,
+            &import_paths,
+            &explicit,
+        );
+    }
+    drop(import_paths);
 
     let mut groups: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
     for t in tools.iter().filter(|t| !t.format.is_reference()) {
@@ -779,6 +793,68 @@ fn lists_nothing_imports(
     );
 }
 
+/// A Python module with tools that no file of the scan imports, beside a
+/// module of the same file name that one does (`k8s_client.py` at the root,
+/// a stale copy of `src/k8s_client.py`, which `src/main.py` imports): its
+/// tools register only when it is imported, so none is offered. Its tools
+/// and findings are set aside with a note. Not a script (`__main__`), not
+/// a file named on the command line; imports are resolved as Python does
+/// from the importing file's folder and its parents (tests aside).
+fn stale_module_copies(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    explicit: &[&Path],
+) {
+    use crate::python::modules::{Imported, Index, canonical};
+    let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
+    let mut imported = std::collections::HashSet::new();
+    for (i, (path, paths)) in import_paths.iter().enumerate() {
+        for p in paths {
+            if let Some(Imported::Module(j) | Imported::Name(j, _)) = index.resolve(path, p)
+                && j != i
+            {
+                imported.insert(j);
+            }
+        }
+    }
+    let position: HashMap<PathBuf, usize> = import_paths
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| (canonical(p), i))
+        .collect();
+    let name_of = |p: &Path| p.file_name().map(|n| n.to_os_string());
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stale = std::collections::BTreeSet::new();
+    for t in tools.iter().filter(|t| in_code(t)) {
+        if !seen.insert(&*t.file.display) || explicit.contains(&t.file.path.as_path()) {
+            continue;
+        }
+        let Some(&i) = position.get(&canonical(&t.file.path)) else {
+            continue;
+        };
+        if imported.contains(&i) || t.file.text.contains("__main__") {
+            continue;
+        }
+        let name = name_of(&t.file.path);
+        let twin_imported = import_paths
+            .iter()
+            .enumerate()
+            .any(|(j, (p, _))| j != i && name_of(p) == name && imported.contains(&j));
+        if twin_imported {
+            stale.insert(t.file.display.to_string());
+        }
+    }
+    set_aside_files(
+        tools,
+        diagnostics,
+        notifications,
+        stale,
+        "tools not checked: no Python file of the scan imports this module, and the scan imports another module of the same name (a stale copy)",
+    );
+}
+
 /// Is `span` of file `file` (display path) inside one of `spans`?
 fn within(spans: &[(String, crate::source::Span)], file: &str, span: crate::source::Span) -> bool {
     spans
@@ -1235,6 +1311,7 @@ fn check_file(
         out.parsed = true;
         if !is_python_test_file(&file.path) {
             out.imports = Some(crate::python::imported_names(&file.text));
+            out.import_paths = crate::python::import_paths(&file.text);
         }
         if !crate::python::may_declare_tools(&file.text) {
             out.py_source = Some(file);

@@ -275,6 +275,55 @@ pub fn imported_names(text: &str) -> (Vec<String>, bool) {
     (out, dynamic)
 }
 
+/// The dotted paths a Python file imports, as [`modules::Index::resolve`]
+/// takes them: `import a.b as c` gives `[a, b]`; `from ..pkg import x`
+/// gives `[., ., pkg, x]`; `from pkg import *` gives `[pkg]`.
+pub fn import_paths(text: &str) -> Vec<Vec<String>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for stmt in import_statements(&lines) {
+        let joined: String = lines[stmt]
+            .iter()
+            .map(|l| l.split('#').next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(['\\', '(', ')'], " ");
+        let t = joined.trim();
+        let dotted = |p: &str| -> Vec<String> {
+            let dots = p.chars().take_while(|c| *c == '.').count();
+            std::iter::repeat_n(".".to_string(), dots)
+                .chain(
+                    p[dots..]
+                        .split('.')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                )
+                .collect()
+        };
+        let item = |i: &str| i.split_whitespace().next().unwrap_or("").to_string();
+        if let Some(rest) = t.strip_prefix("import ") {
+            out.extend(
+                rest.split(',')
+                    .map(item)
+                    .filter(|i| !i.is_empty())
+                    .map(|i| dotted(&i)),
+            );
+        } else if let Some(rest) = t.strip_prefix("from ")
+            && let Some((module, names)) = rest.split_once(" import ")
+        {
+            let base = dotted(module.trim());
+            for name in names.split(',').map(item).filter(|i| !i.is_empty()) {
+                let mut p = base.clone();
+                if name != "*" {
+                    p.push(name);
+                }
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// The import statements among `lines`, as ranges of line indices: one
 /// line, or several in parentheses (`from x import (\n a,\n b)`) or
 /// after backslashes.
@@ -2348,6 +2397,23 @@ mod tests {
         let file = Arc::new(SourceFile::new("server.py".into(), "server.py".into(), src));
         let tree = parse(src).unwrap();
         extract(&file, &tree)
+    }
+
+    #[test]
+    fn import_paths_as_the_resolver_takes_them() {
+        let text = "import os, k8s.client as kc\nfrom ..pkg import (\n    a,\n    b as c,  # note\n)\nfrom tools import *\nfrom . import x\n";
+        let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            import_paths(text),
+            vec![
+                p(&["os"]),
+                p(&["k8s", "client"]),
+                p(&[".", ".", "pkg", "a"]),
+                p(&[".", ".", "pkg", "b"]),
+                p(&["tools"]),
+                p(&[".", "x"]),
+            ]
+        );
     }
 
     #[test]
