@@ -226,16 +226,14 @@ pub fn scan_with_progress(
         .filter(|c| c.in_docs)
         .map(|c| c.path.as_path())
         .collect();
-    let text_react = py_roots
-        .iter()
-        .map(|p: &crate::python::link::PyFile| &*p.facts.file.text)
-        .chain(py_sources.iter().map(|f: &Arc<SourceFile>| &*f.text))
-        .any(crate::python::text_react_agent)
-        && !py_roots
+    let py_texts = || {
+        py_roots
             .iter()
-            .map(|p| &*p.facts.file.text)
-            .chain(py_sources.iter().map(|f| &*f.text))
-            .any(crate::python::tool_calling_agent);
+            .map(|p: &crate::python::link::PyFile| &*p.facts.file.text)
+            .chain(py_sources.iter().map(|f: &Arc<SourceFile>| &*f.text))
+    };
+    let text_react = py_texts().any(crate::python::text_react_agent)
+        && !py_texts().any(crate::python::tool_calling_agent);
     let doc_lists = unnamed_doc_manifests(
         &tools,
         &in_docs,
@@ -243,12 +241,7 @@ pub fn scan_with_progress(
             .values()
             .flatten()
             .map(|f| &*f.file.text)
-            .chain(
-                py_roots
-                    .iter()
-                    .map(|p: &crate::python::link::PyFile| &*p.facts.file.text),
-            )
-            .chain(py_sources.iter().map(|f: &Arc<SourceFile>| &*f.text)),
+            .chain(py_texts()),
     );
     let explicit: Vec<&Path> = candidates
         .iter()
