@@ -118,7 +118,7 @@ struct Outcome {
     /// A Python file's imports (`crate::python::imported_names`); `None`
     /// for other files and Python tests.
     imports: Option<(Vec<String>, bool)>,
-    /// Its imports as dotted paths (`crate::python::import_paths`).
+    /// Its imports as dotted paths (`crate::python::file_imports`).
     import_paths: Vec<Vec<String>>,
     /// A Python file with tool code, for its unit.
     python: Option<crate::python::link::PyFile>,
@@ -694,14 +694,11 @@ fn langchain_tools_of_text_agents(
         }
         !of_text_agent
     });
-    for f in files {
-        notifications.push(Notification {
-            level: Severity::Note,
-            path: Some(f),
-            line: None,
-            message: "M102 and M104 not reported on LangChain tools here: the project's agent is a text ReAct agent, which hands the model's one free-text input to the tool whole".to_string(),
-        });
-    }
+    note_files(
+        notifications,
+        files,
+        "M102 and M104 not reported on LangChain tools here: the project's agent is a text ReAct agent, which hands the model's one free-text input to the tool whole",
+    );
 }
 
 /// Sets aside the files of the tools `is_doc` picks, with `why`, when some
@@ -741,14 +738,21 @@ fn set_aside_files(
 ) {
     tools.retain(|t| !files.contains(&*t.file.display));
     diagnostics.retain(|d| !files.contains(&*d.file.display));
-    for f in files {
-        notifications.push(Notification {
-            level: Severity::Note,
-            path: Some(f),
-            line: None,
-            message: why.to_string(),
-        });
-    }
+    note_files(notifications, files, why);
+}
+
+/// A note on each of `files` (display paths) saying `why`.
+fn note_files(
+    notifications: &mut Vec<Notification>,
+    files: impl IntoIterator<Item = String>,
+    why: &str,
+) {
+    notifications.extend(files.into_iter().map(|f| Notification {
+        level: Severity::Note,
+        path: Some(f),
+        line: None,
+        message: why.to_string(),
+    }));
 }
 
 /// Tool lists in Python modules that nothing loads: a list bound to a
@@ -800,7 +804,7 @@ fn stale_module_copies(
     import_paths: &[(PathBuf, Vec<Vec<String>>)],
     explicit: &[&Path],
 ) {
-    use crate::python::modules::{Imported, Index, canonical};
+    use crate::python::modules::{Imported, Index};
     let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
     let mut imported = std::collections::HashSet::new();
     for (i, (path, paths)) in import_paths.iter().enumerate() {
@@ -812,11 +816,6 @@ fn stale_module_copies(
             }
         }
     }
-    let position: HashMap<PathBuf, usize> = import_paths
-        .iter()
-        .enumerate()
-        .map(|(i, (p, _))| (canonical(p), i))
-        .collect();
     let name_of = |p: &Path| p.file_name().map(|n| n.to_os_string());
     let mut seen = std::collections::BTreeSet::new();
     let mut stale = std::collections::BTreeSet::new();
@@ -824,7 +823,7 @@ fn stale_module_copies(
         if !seen.insert(&*t.file.display) || explicit.contains(&t.file.path.as_path()) {
             continue;
         }
-        let Some(&i) = position.get(&canonical(&t.file.path)) else {
+        let Some(i) = index.position(&t.file.path) else {
             continue;
         };
         if imported.contains(&i) || t.file.text.contains("__main__") {
@@ -867,14 +866,7 @@ fn set_aside_spans(
     tools.retain(|t| !within(spans, &t.file.display, t.span));
     diagnostics.retain(|d| !within(spans, &d.file.display, d.span));
     let files: std::collections::BTreeSet<&String> = spans.iter().map(|(f, _)| f).collect();
-    for f in files {
-        notifications.push(Notification {
-            level: Severity::Note,
-            path: Some(f.clone()),
-            line: None,
-            message: why.to_string(),
-        });
-    }
+    note_files(notifications, files.into_iter().cloned(), why);
 }
 
 /// LangChain `@tool` and Agents SDK `@function_tool` functions that no
@@ -1303,8 +1295,9 @@ fn check_file(
     if kind == FileKind::Python {
         out.parsed = true;
         if !is_python_test_file(&file.path) {
-            out.imports = Some(crate::python::imported_names(&file.text));
-            out.import_paths = crate::python::import_paths(&file.text);
+            let (names, paths, dynamic) = crate::python::file_imports(&file.text);
+            out.imports = Some((names, dynamic));
+            out.import_paths = paths;
         }
         if !crate::python::may_declare_tools(&file.text) {
             out.py_source = Some(file);

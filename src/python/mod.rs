@@ -260,68 +260,79 @@ fn word_count(text: &str, name: &str) -> usize {
 /// (`importlib.import_module(..)`, `__import__`): then any module may be
 /// loaded.
 pub fn imported_names(text: &str) -> (Vec<String>, bool) {
+    let (names, _, dynamic) = imports_in(text, false);
+    (names, dynamic)
+}
+
+/// [`imported_names`], and the dotted paths the file imports as
+/// [`modules::Index::resolve`] takes them (`import a.b as c` gives `[a,
+/// b]`; `from ..pkg import x` gives `[., ., pkg, x]`; `from pkg import *`
+/// gives `[pkg]`), from one pass over its import statements.
+pub fn file_imports(text: &str) -> (Vec<String>, Vec<Vec<String>>, bool) {
+    imports_in(text, true)
+}
+
+fn imports_in(text: &str, with_paths: bool) -> (Vec<String>, Vec<Vec<String>>, bool) {
     let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
+    let mut names = Vec::new();
+    let mut paths = Vec::new();
     for stmt in import_statements(&lines) {
-        let words = lines[stmt]
+        let lines = &lines[stmt];
+        let words = lines
             .iter()
             .flat_map(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_')))
             .filter(|w| !w.is_empty() && !matches!(*w, "import" | "from" | "as"));
-        out.extend(words.map(str::to_string));
-    }
-    out.sort_unstable();
-    out.dedup();
-    let dynamic = text.contains("import_module(") || text.contains("__import__(");
-    (out, dynamic)
-}
-
-/// The dotted paths a Python file imports, as [`modules::Index::resolve`]
-/// takes them: `import a.b as c` gives `[a, b]`; `from ..pkg import x`
-/// gives `[., ., pkg, x]`; `from pkg import *` gives `[pkg]`.
-pub fn import_paths(text: &str) -> Vec<Vec<String>> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    for stmt in import_statements(&lines) {
-        let joined: String = lines[stmt]
-            .iter()
-            .map(|l| l.split('#').next().unwrap_or(""))
-            .collect::<Vec<_>>()
-            .join(" ")
-            .replace(['\\', '(', ')'], " ");
-        let t = joined.trim();
-        let dotted = |p: &str| -> Vec<String> {
-            let dots = p.chars().take_while(|c| *c == '.').count();
-            std::iter::repeat_n(".".to_string(), dots)
-                .chain(
-                    p[dots..]
-                        .split('.')
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string),
-                )
-                .collect()
-        };
-        let item = |i: &str| i.split_whitespace().next().unwrap_or("").to_string();
-        if let Some(rest) = t.strip_prefix("import ") {
-            out.extend(
-                rest.split(',')
-                    .map(item)
-                    .filter(|i| !i.is_empty())
-                    .map(|i| dotted(&i)),
-            );
-        } else if let Some(rest) = t.strip_prefix("from ")
-            && let Some((module, names)) = rest.split_once(" import ")
-        {
-            let base = dotted(module.trim());
-            for name in names.split(',').map(item).filter(|i| !i.is_empty()) {
-                let mut p = base.clone();
-                if name != "*" {
-                    p.push(name);
-                }
-                out.push(p);
-            }
+        names.extend(words.map(str::to_string));
+        if with_paths {
+            statement_paths(lines, &mut paths);
         }
     }
-    out
+    names.sort_unstable();
+    names.dedup();
+    let dynamic = text.contains("import_module(") || text.contains("__import__(");
+    (names, paths, dynamic)
+}
+
+/// The dotted paths one import statement (its lines) imports.
+fn statement_paths(lines: &[&str], out: &mut Vec<Vec<String>>) {
+    let joined: String = lines
+        .iter()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(['\\', '(', ')'], " ");
+    let t = joined.trim();
+    let dotted = |p: &str| -> Vec<String> {
+        let dots = p.chars().take_while(|c| *c == '.').count();
+        std::iter::repeat_n(".".to_string(), dots)
+            .chain(
+                p[dots..]
+                    .split('.')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string),
+            )
+            .collect()
+    };
+    let item = |i: &str| i.split_whitespace().next().unwrap_or("").to_string();
+    if let Some(rest) = t.strip_prefix("import ") {
+        out.extend(
+            rest.split(',')
+                .map(item)
+                .filter(|i| !i.is_empty())
+                .map(|i| dotted(&i)),
+        );
+    } else if let Some(rest) = t.strip_prefix("from ")
+        && let Some((module, names)) = rest.split_once(" import ")
+    {
+        let base = dotted(module.trim());
+        for name in names.split(',').map(item).filter(|i| !i.is_empty()) {
+            let mut p = base.clone();
+            if name != "*" {
+                p.push(name);
+            }
+            out.push(p);
+        }
+    }
 }
 
 /// The import statements among `lines`, as ranges of line indices: one
@@ -2404,7 +2415,7 @@ mod tests {
         let text = "import os, k8s.client as kc\nfrom ..pkg import (\n    a,\n    b as c,  # note\n)\nfrom tools import *\nfrom . import x\n";
         let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            import_paths(text),
+            file_imports(text).1,
             vec![
                 p(&["os"]),
                 p(&["k8s", "client"]),

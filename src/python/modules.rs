@@ -52,6 +52,11 @@ impl Index {
 
     /// Is file `i` a package's `__init__.py` (which mostly re-exports
     /// names of its modules)?
+    /// A file's index, by its path.
+    pub fn position(&self, p: &Path) -> Option<usize> {
+        self.by_path.get(&canonical(p)).copied()
+    }
+
     pub fn is_package(&self, i: usize) -> bool {
         self.packages.get(i).copied().unwrap_or(false)
     }
