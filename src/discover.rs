@@ -144,6 +144,9 @@ pub struct Walk {
     pub candidates: Vec<Candidate>,
     pub notes: Vec<Notification>,
     pub skipped: Vec<Skipped>,
+    /// Project files that may name a script to run (READMEs, Dockerfiles,
+    /// configs; [`is_launcher`]), sorted: not read by the walk.
+    pub launchers: Vec<PathBuf>,
 }
 
 #[derive(Clone, Debug)]
@@ -321,6 +324,7 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
         candidates: Vec<Candidate>,
         notes: Vec<Notification>,
         skipped: Vec<Skipped>,
+        launchers: Vec<PathBuf>,
         /// Every path the first walk yielded, for the second one.
         seen: HashSet<PathBuf>,
     }
@@ -328,6 +332,7 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
         candidates: Vec::new(),
         notes: Vec::new(),
         skipped: Vec::new(),
+        launchers: Vec::new(),
         seen: HashSet::new(),
     });
     let track_ignored = !opts.no_ignore;
@@ -399,6 +404,9 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
             };
             let in_tests = under(TEST_DIRS);
             let in_docs = under(DOC_DIRS);
+            if is_launcher(&path) {
+                g.launchers.push(path.clone());
+            }
             match FileKind::of(&path) {
                 Some(kind)
                     if !explicit
@@ -448,6 +456,7 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
         candidates,
         mut notes,
         mut skipped,
+        mut launchers,
         seen,
     } = found.into_inner().unwrap_or_else(|e| e.into_inner());
 
@@ -538,11 +547,48 @@ pub fn discover(opts: &WalkOptions) -> Result<Walk, Error> {
     notes.sort();
     skipped.sort();
     skipped.dedup();
+    launchers.sort();
+    launchers.dedup();
     Ok(Walk {
         candidates,
         notes,
         skipped,
+        launchers,
     })
+}
+
+/// A file that may name a script to run: a README or other text document,
+/// a Dockerfile, compose file, Makefile or Procfile, a shell script, or a
+/// JSON, YAML, TOML, INI or `.cfg` configuration (`pyproject.toml`'s
+/// scripts, an MCP client's `mcp.json`).
+pub fn is_launcher(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let lower = name.to_ascii_lowercase();
+    let ext = lower.rsplit_once('.').map_or("", |(_, e)| e);
+    lower.starts_with("readme")
+        || lower.starts_with("dockerfile")
+        || lower.starts_with("containerfile")
+        || matches!(lower.as_str(), "makefile" | "procfile" | "justfile")
+        || matches!(
+            ext,
+            "md" | "rst"
+                | "txt"
+                | "sh"
+                | "bash"
+                | "ps1"
+                | "bat"
+                | "cmd"
+                | "json"
+                | "jsonc"
+                | "yaml"
+                | "yml"
+                | "toml"
+                | "ini"
+                | "cfg"
+                | "service"
+        )
 }
 
 /// A path as shown in the list of skipped paths: folders end in `/`.

@@ -163,6 +163,7 @@ pub fn scan_with_progress(
         candidates,
         notes: mut notifications,
         mut skipped,
+        launchers,
     } = discover::discover(&opts.walk)?;
     let cx = Context {
         targets: &opts.targets,
@@ -248,6 +249,12 @@ pub fn scan_with_progress(
         .filter(|c| c.explicit)
         .map(|c| c.path.as_path())
         .collect();
+    let stubs = if dynamic_imports {
+        Default::default()
+    } else {
+        stub_servers(&tools, &import_paths, &explicit, py_texts(), &launchers)
+    };
+    drop(launchers);
     framework_tools_nothing_names(
         &mut tools,
         &mut py_roots,
@@ -297,6 +304,13 @@ pub fn scan_with_progress(
     doc_manifests_beside_code(&mut tools, &mut diagnostics, &mut notifications, &doc_lists);
     doc_code_beside_code(&mut tools, &mut diagnostics, &mut notifications, &in_docs);
     templates_beside_tools(&mut tools, &mut diagnostics, &mut notifications);
+    set_aside_files(
+        &mut tools,
+        &mut diagnostics,
+        &mut notifications,
+        stubs,
+        "tools not checked: a small server nothing starts (no Python file imports it; no code, README, Dockerfile or config names it), beside the project's other tools",
+    );
     if text_react {
         langchain_tools_of_text_agents(&tools, &mut diagnostics, &mut notifications);
     }
@@ -804,18 +818,7 @@ fn stale_module_copies(
     import_paths: &[(PathBuf, Vec<Vec<String>>)],
     explicit: &[&Path],
 ) {
-    use crate::python::modules::{Imported, Index};
-    let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
-    let mut imported = std::collections::HashSet::new();
-    for (i, (path, paths)) in import_paths.iter().enumerate() {
-        for p in paths {
-            if let Some(Imported::Module(j) | Imported::Name(j, _)) = index.resolve(path, p)
-                && j != i
-            {
-                imported.insert(j);
-            }
-        }
-    }
+    let (index, imported) = imported_modules(import_paths);
     let name_of = |p: &Path| p.file_name().map(|n| n.to_os_string());
     let mut seen = std::collections::BTreeSet::new();
     let mut stale = std::collections::BTreeSet::new();
@@ -845,6 +848,119 @@ fn stale_module_copies(
         stale,
         "tools not checked: no Python file of the scan imports this module, and the scan imports another module of the same name (a stale copy)",
     );
+}
+
+/// The import index of the scan's Python files (`import_paths`), and
+/// which of them another file imports, resolved as Python does from the
+/// importing file's folder and its parents.
+fn imported_modules(
+    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+) -> (
+    crate::python::modules::Index,
+    std::collections::HashSet<usize>,
+) {
+    use crate::python::modules::{Imported, Index};
+    let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
+    let mut imported = std::collections::HashSet::new();
+    for (i, (path, paths)) in import_paths.iter().enumerate() {
+        for p in paths {
+            if let Some(Imported::Module(j) | Imported::Name(j, _)) = index.resolve(path, p)
+                && j != i
+            {
+                imported.insert(j);
+            }
+        }
+    }
+    (index, imported)
+}
+
+/// Most tools a stub server has ([`stub_servers`]).
+const STUB_SERVER_TOOLS: usize = 2;
+/// Largest file read to look for a script's name in it.
+const LAUNCHER_CAP: u64 = 1 << 20;
+
+/// Small MCP servers nothing starts (`src/k8s.py`, a tutorial's
+/// `FastMCP("k8s")` with one tool, left beside the project's server): a
+/// file that makes its own FastMCP server with at most two tools, that no
+/// Python file of the scan imports, and that neither the scan's Python
+/// code (comments aside) nor a README, Dockerfile, script or configuration
+/// of the walk names ([`crate::python::scripts::names_script`]), when the
+/// project has tools in code elsewhere that are not such stubs. Returns
+/// their files (display paths), to set aside. Not a file named on the
+/// command line; a file that cannot be read counts as naming them.
+fn stub_servers<'a>(
+    tools: &[ToolDef],
+    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    explicit: &[&Path],
+    python_texts: impl Iterator<Item = &'a str> + Clone,
+    launchers: &[PathBuf],
+) -> std::collections::BTreeSet<String> {
+    use crate::python::scripts::{module_names, names_script};
+    let mut by_file: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
+    for t in tools.iter().filter(|t| in_code(t)) {
+        by_file.entry(&t.file.display).or_default().push(t);
+    }
+    let mut candidates: Vec<&ToolDef> = by_file
+        .values()
+        .filter(|ts| ts.len() <= STUB_SERVER_TOOLS)
+        .filter(|ts| {
+            ts.iter().all(|t| {
+                t.format == ToolFormat::Fastmcp
+                    && t.group.rsplit_once('#').is_some_and(|(_, server)| {
+                        crate::python::makes_fastmcp(&t.file.text, server)
+                    })
+            })
+        })
+        .map(|ts| ts[0])
+        .filter(|t| !explicit.contains(&t.file.path.as_path()))
+        .collect();
+    if candidates.is_empty() {
+        return Default::default();
+    }
+    let (index, imported) = imported_modules(import_paths);
+    candidates.retain(|t| {
+        index
+            .position(&t.file.path)
+            .is_some_and(|i| !imported.contains(&i))
+    });
+    let script = |t: &ToolDef| {
+        let name = t.file.path.file_name().and_then(|n| n.to_str());
+        (
+            name.unwrap_or_default().to_string(),
+            module_names(&t.file.path),
+        )
+    };
+    candidates.retain(|t| {
+        let (name, modules) = script(t);
+        !python_texts
+            .clone()
+            .filter(|text| !std::ptr::eq(text.as_ptr(), t.file.text.as_ptr()))
+            .any(|text| names_script(text, &name, &modules, true))
+    });
+    // Beside tools that are not stubs: two unnamed scripts alone are the project.
+    if candidates.is_empty() || by_file.len() == candidates.len() {
+        return Default::default();
+    }
+    let texts: Vec<Option<String>> = launchers
+        .iter()
+        .map(|p| match read_capped(p, LAUNCHER_CAP) {
+            Ok(Some(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            // Larger than any README or config: data, not a launcher.
+            Ok(None) => Some(String::new()),
+            Err(_) => None,
+        })
+        .collect();
+    candidates
+        .into_iter()
+        .filter(|t| {
+            let (name, modules) = script(t);
+            texts.iter().all(|text| {
+                text.as_deref()
+                    .is_some_and(|x| !names_script(x, &name, &modules, false))
+            })
+        })
+        .map(|t| t.file.display.to_string())
+        .collect()
 }
 
 /// Is `span` of file `file` (display path) inside one of `spans`?

@@ -18,6 +18,7 @@ pub mod facts;
 pub mod link;
 pub mod modules;
 pub mod records;
+pub mod scripts;
 pub mod unused;
 
 use std::cell::RefCell;
@@ -1688,6 +1689,11 @@ fn server_parameter(d: TsNode, obj: &str, src: &str, server_class: &dyn Fn(&str)
         at = n.parent();
     }
     false
+}
+
+/// Does this file make the FastMCP server `name` (`mcp = FastMCP("x")`)?
+pub fn makes_fastmcp(src: &str, name: &str) -> bool {
+    made_by(src, name).is_some_and(|c| c.ends_with("FastMCP"))
 }
 
 /// The class `name` is made from in this file (`name = FastMCP("x")`).
