@@ -1,0 +1,544 @@
+//! Tools the scan finds but no model is offered, set aside with a note
+//! naming each file and why: API documents, schemas and examples beside
+//! code, templates, stale or shadowed modules, lists and framework tools
+//! nothing names, small servers nothing starts. Each pass leaves out the
+//! tools and the findings inside what it sets aside.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::read_capped;
+use crate::discover::{self, Candidate, FileKind};
+use crate::model::{Diagnostic, Notification, Severity, ToolDef, ToolFormat};
+use crate::source::SourceFile;
+use crate::syntax::{Node, json};
+
+/// An OpenAPI document in a scan that also finds tools written another way
+/// (code, manifests) is the API those tools call, or a copy of one, not a
+/// tool list: MCP servers keep their backend's spec beside the code, and
+/// converters that do offer it (`FastMCP.from_openapi`) name operations
+/// without an `operationId` from their summary. Its operations leave the
+/// inventory with their findings, and a note says which documents were
+/// set aside. Alone (a Bedrock action group, a ChatGPT Action's spec), a
+/// document is a tool list.
+pub(super) fn api_documents_beside_tools(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let is_api = |t: &ToolDef| t.format == ToolFormat::OpenApi;
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        |t| !is_api(t),
+        is_api,
+        "OpenAPI document read as the API the tools call, not as a tool list: the scan found tools in code or manifests",
+    );
+}
+
+/// A tool defined in source code (not a manifest).
+fn in_code(t: &ToolDef) -> bool {
+    matches!(
+        t.file.path.extension().and_then(|e| e.to_str()),
+        Some("rs" | "py")
+    )
+}
+
+/// A JSON document whose root is itself a JSON Schema (it declares a
+/// json-schema.org `$schema`) and that holds tool definitions is a contract
+/// or design document describing tools (`specs/…/contracts/tool-metadata-
+/// schema.json`, its `$ref`s resolved against the document), not a list a
+/// program offers. When the scan finds tools in source code, its tools and
+/// their findings are set aside with a note; alone, it is read as a tool
+/// list.
+pub(super) fn schema_documents_beside_code(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    // The file is parsed again only when it names a dialect at all.
+    let is_contract = |t: &ToolDef| {
+        t.file.path.extension().and_then(|e| e.to_str()) == Some("json")
+            && t.file.text.contains("json-schema.org")
+            && matches!(json::parse(&t.file.text), Ok(Some(root))
+                if root.get("$schema").and_then(Node::as_str).is_some_and(|s| s.contains("json-schema.org")))
+    };
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        in_code,
+        is_contract,
+        "a JSON Schema document (its root declares `$schema`) that describes tools, read as a contract, not a tool list: the scan found the tools in source code",
+    );
+}
+
+/// The display paths of manifests with tools found under a documentation
+/// folder (`docs/concept/tool_definitions.json`; `in_docs`) whose file name
+/// no source file of the scan mentions (`texts`): nothing loads them.
+pub(super) fn unnamed_doc_manifests<'a>(
+    tools: &[ToolDef],
+    in_docs: &std::collections::BTreeSet<&Path>,
+    texts: impl Iterator<Item = &'a str>,
+) -> std::collections::BTreeSet<String> {
+    let mut docs: std::collections::BTreeSet<String> = tools
+        .iter()
+        .filter(|t| !in_code(t) && !t.format.is_reference())
+        .filter(|t| in_docs.contains(t.file.path.as_path()))
+        .map(|t| t.file.display.to_string())
+        .collect();
+    if docs.is_empty() {
+        return docs;
+    }
+    for text in texts {
+        docs.retain(|d| {
+            let name = d.rsplit('/').next().unwrap_or(d);
+            !text.contains(name)
+        });
+        if docs.is_empty() {
+            break;
+        }
+    }
+    docs
+}
+
+/// Manifests under a documentation folder that no source file names
+/// (`docs`, from [`unnamed_doc_manifests`]) show or copy tools rather than
+/// offer them. When the scan finds tools in source code, their tools and
+/// findings are set aside with a note; alone, they are read as tool lists.
+pub(super) fn doc_manifests_beside_code(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    docs: &std::collections::BTreeSet<String>,
+) {
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        in_code,
+        |t| docs.contains(&*t.file.display),
+        "tool list under a documentation folder that no source file names, read as documentation: the scan found the tools in source code",
+    );
+}
+
+/// Tool code under a documentation folder (`docs_examples/retries.py`, a
+/// copy of a framework's documented example; `in_docs`) shows how tools
+/// are written, beside a project whose own tools are in code elsewhere:
+/// its tools and findings are set aside with a note. Alone (a scan of the
+/// examples themselves), it is checked.
+pub(super) fn doc_code_beside_code(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    in_docs: &std::collections::BTreeSet<&Path>,
+) {
+    let in_doc = |t: &ToolDef| in_docs.contains(t.file.path.as_path());
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        |t| in_code(t) && !in_doc(t),
+        |t| in_code(t) && in_doc(t),
+        "tool code under a documentation folder, read as an example: the scan found the project's tools in code elsewhere",
+    );
+}
+
+/// Templates (`tools/__template.py`, `tool-implementation-template.json`;
+/// [`discover::is_template`]) beside a project's other tools are copied
+/// from, not loaded: their tools and findings are set aside with a note.
+/// Alone (a scan of the template), they are checked.
+pub(super) fn templates_beside_tools(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let template = |t: &ToolDef| discover::is_template(&t.file.path);
+    documents_beside(
+        tools,
+        diagnostics,
+        notifications,
+        |t| !template(t),
+        template,
+        "a template to copy tools from, not a module or list a server loads: the scan found the project's tools elsewhere",
+    );
+}
+
+/// LangChain tools of a project whose agent is a text ReAct agent
+/// (`initialize_agent(.., agent=AgentType.CONVERSATIONAL_REACT_DESCRIPTION)`)
+/// and none that calls tools with keyed arguments: the model writes one
+/// free-text input, handed whole to the tool's single parameter, so there
+/// are no argument keys to drop (M102) and no parameter it fills by name
+/// (M104). Those findings are left out, with a note on each file.
+pub(super) fn langchain_tools_of_text_agents(
+    tools: &[ToolDef],
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let langchain: std::collections::BTreeSet<(&str, &str)> = tools
+        .iter()
+        .filter(|t| t.group.ends_with("#langchain"))
+        .map(|t| (&*t.file.display, t.name.value.as_str()))
+        .collect();
+    let mut files = std::collections::BTreeSet::new();
+    diagnostics.retain(|d| {
+        let of_text_agent = matches!(d.code, "M102" | "M104")
+            && d.tool
+                .as_deref()
+                .is_some_and(|n| langchain.contains(&(&*d.file.display, n)));
+        if of_text_agent {
+            files.insert(d.file.display.to_string());
+        }
+        !of_text_agent
+    });
+    note_files(
+        notifications,
+        files,
+        "M102 and M104 not reported on LangChain tools here: the project's agent is a text ReAct agent, which hands the model's one free-text input to the tool whole",
+    );
+}
+
+/// Sets aside the files of the tools `is_doc` picks, with `why`, when some
+/// other tool is one `beside` picks (references aside).
+fn documents_beside(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    beside: impl Fn(&ToolDef) -> bool,
+    is_doc: impl Fn(&ToolDef) -> bool,
+    why: &str,
+) {
+    if !tools
+        .iter()
+        .any(|t| beside(t) && !is_doc(t) && !t.format.is_reference())
+    {
+        return;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let docs: std::collections::BTreeSet<String> = tools
+        .iter()
+        .filter(|t| seen.insert(&*t.file.display))
+        .filter(|t| is_doc(t))
+        .map(|t| t.file.display.to_string())
+        .collect();
+    set_aside_files(tools, diagnostics, notifications, docs, why);
+}
+
+/// Leaves out the tools and findings of `files` (by display path), with a
+/// note on each saying why; nothing when `files` is empty.
+pub(super) fn set_aside_files(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    files: std::collections::BTreeSet<String>,
+    why: &str,
+) {
+    tools.retain(|t| !files.contains(&*t.file.display));
+    diagnostics.retain(|d| !files.contains(&*d.file.display));
+    note_files(notifications, files, why);
+}
+
+/// A note on each of `files` (display paths) saying `why`.
+fn note_files(
+    notifications: &mut Vec<Notification>,
+    files: impl IntoIterator<Item = String>,
+    why: &str,
+) {
+    notifications.extend(files.into_iter().map(|f| Notification {
+        level: Severity::Note,
+        path: Some(f),
+        line: None,
+        message: why.to_string(),
+    }));
+}
+
+/// Tool lists in Python modules that nothing loads: a list bound to a
+/// module-level name its own file never uses, in a module no other Python
+/// file of the scan imports (by its name; tests aside), is generated or
+/// left-over code, not offered to a model (`controllers/billing.py`
+/// beside a server that imports none of them). Its tools and their
+/// findings are set aside with a note. Not when any file imports by a
+/// computed name (`importlib.import_module`), nor in a file named on the
+/// command line.
+pub(super) fn lists_nothing_imports(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    imports: &[(PathBuf, Vec<String>)],
+    explicit: &[&Path],
+) {
+    let imported = |t: &ToolDef, module: &str| {
+        explicit.contains(&t.file.path.as_path())
+            || imports.iter().any(|(path, names)| {
+                *path != t.file.path && names.binary_search_by(|n| n.as_str().cmp(module)).is_ok()
+            })
+    };
+    let dormant: Vec<(String, crate::source::Span)> = tools
+        .iter()
+        .filter(|t| t.needs_import.as_deref().is_some_and(|m| !imported(t, m)))
+        .map(|t| (t.file.display.to_string(), t.span))
+        .collect();
+    set_aside_spans(
+        tools,
+        diagnostics,
+        notifications,
+        &dormant,
+        "tool list not checked: it is bound to a name nothing in its module uses, and no other Python file imports the module",
+    );
+}
+
+/// A Python module with tools that no file of the scan imports, beside a
+/// module of the same file name that one does (`k8s_client.py` at the root,
+/// a stale copy of `src/k8s_client.py`, which `src/main.py` imports): its
+/// tools register only when it is imported, so none is offered. Its tools
+/// and findings are set aside with a note. Not a script (`__main__`), not
+/// a file named on the command line; imports are resolved as Python does
+/// from the importing file's folder and its parents (tests aside).
+pub(super) fn stale_module_copies(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    explicit: &[&Path],
+) {
+    let (index, imported) = imported_modules(import_paths);
+    let name_of = |p: &Path| p.file_name().map(|n| n.to_os_string());
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stale = std::collections::BTreeSet::new();
+    for t in tools.iter().filter(|t| in_code(t)) {
+        if !seen.insert(&*t.file.display) || explicit.contains(&t.file.path.as_path()) {
+            continue;
+        }
+        let Some(i) = index.position(&t.file.path) else {
+            continue;
+        };
+        if imported.contains(&i) || t.file.text.contains("__main__") {
+            continue;
+        }
+        let name = name_of(&t.file.path);
+        let twin_imported = import_paths
+            .iter()
+            .enumerate()
+            .any(|(j, (p, _))| j != i && name_of(p) == name && imported.contains(&j));
+        if twin_imported {
+            stale.insert(t.file.display.to_string());
+        }
+    }
+    set_aside_files(
+        tools,
+        diagnostics,
+        notifications,
+        stale,
+        "tools not checked: no Python file of the scan imports this module, and the scan imports another module of the same name (a stale copy)",
+    );
+}
+
+/// The import index of the scan's Python files (`import_paths`), and
+/// which of them another file imports, resolved as Python does from the
+/// importing file's folder and its parents.
+fn imported_modules(
+    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+) -> (
+    crate::python::modules::Index,
+    std::collections::HashSet<usize>,
+) {
+    use crate::python::modules::{Imported, Index};
+    let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
+    let mut imported = std::collections::HashSet::new();
+    for (i, (path, paths)) in import_paths.iter().enumerate() {
+        for p in paths {
+            if let Some(Imported::Module(j) | Imported::Name(j, _)) = index.resolve(path, p)
+                && j != i
+            {
+                imported.insert(j);
+            }
+        }
+    }
+    (index, imported)
+}
+
+/// Most tools a stub server has ([`stub_servers`]).
+const STUB_SERVER_TOOLS: usize = 2;
+/// Largest file read to look for a script's name in it.
+const LAUNCHER_CAP: u64 = 1 << 20;
+
+/// Small MCP servers nothing starts (`src/k8s.py`, a tutorial's
+/// `FastMCP("k8s")` with one tool, left beside the project's server): a
+/// file that makes its own FastMCP server with at most two tools, that no
+/// Python file of the scan imports, and that neither the scan's Python
+/// code (comments aside) nor a README, Dockerfile, script or configuration
+/// of the walk names ([`crate::python::scripts::names_script`]), when the
+/// project has tools in code elsewhere that are not such stubs. Returns
+/// their files (display paths), to set aside. Not a file named on the
+/// command line; a file that cannot be read counts as naming them.
+pub(super) fn stub_servers<'a>(
+    tools: &[ToolDef],
+    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    explicit: &[&Path],
+    python_texts: impl Iterator<Item = &'a str> + Clone,
+    launchers: &[PathBuf],
+) -> std::collections::BTreeSet<String> {
+    use crate::python::scripts::{module_names, names_script};
+    let mut by_file: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
+    for t in tools.iter().filter(|t| in_code(t)) {
+        by_file.entry(&t.file.display).or_default().push(t);
+    }
+    let mut candidates: Vec<&ToolDef> = by_file
+        .values()
+        .filter(|ts| ts.len() <= STUB_SERVER_TOOLS)
+        .filter(|ts| {
+            ts.iter().all(|t| {
+                t.format == ToolFormat::Fastmcp
+                    && t.group.rsplit_once('#').is_some_and(|(_, server)| {
+                        crate::python::makes_fastmcp(&t.file.text, server)
+                    })
+            })
+        })
+        .map(|ts| ts[0])
+        .filter(|t| !explicit.contains(&t.file.path.as_path()))
+        .collect();
+    if candidates.is_empty() {
+        return Default::default();
+    }
+    let (index, imported) = imported_modules(import_paths);
+    candidates.retain(|t| {
+        index
+            .position(&t.file.path)
+            .is_some_and(|i| !imported.contains(&i))
+    });
+    let script = |t: &ToolDef| {
+        let name = t.file.path.file_name().and_then(|n| n.to_str());
+        (
+            name.unwrap_or_default().to_string(),
+            module_names(&t.file.path),
+        )
+    };
+    candidates.retain(|t| {
+        let (name, modules) = script(t);
+        !python_texts
+            .clone()
+            .filter(|text| !std::ptr::eq(text.as_ptr(), t.file.text.as_ptr()))
+            .any(|text| names_script(text, &name, &modules, true))
+    });
+    // Beside tools that are not stubs: two unnamed scripts alone are the project.
+    if candidates.is_empty() || by_file.len() == candidates.len() {
+        return Default::default();
+    }
+    let texts: Vec<Option<String>> = launchers
+        .iter()
+        .map(|p| match read_capped(p, LAUNCHER_CAP) {
+            Ok(Some(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            // Larger than any README or config: data, not a launcher.
+            Ok(None) => Some(String::new()),
+            Err(_) => None,
+        })
+        .collect();
+    candidates
+        .into_iter()
+        .filter(|t| {
+            let (name, modules) = script(t);
+            texts.iter().all(|text| {
+                text.as_deref()
+                    .is_some_and(|x| !names_script(x, &name, &modules, false))
+            })
+        })
+        .map(|t| t.file.display.to_string())
+        .collect()
+}
+
+/// Is `span` of file `file` (display path) inside one of `spans`?
+fn within(spans: &[(String, crate::source::Span)], file: &str, span: crate::source::Span) -> bool {
+    spans
+        .iter()
+        .any(|(f, s)| f == file && s.start <= span.start && span.end <= s.end)
+}
+
+/// Leaves out the tools and findings inside `spans` (by display path and
+/// span), with a note on each file saying why; nothing when it is empty.
+fn set_aside_spans(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    spans: &[(String, crate::source::Span)],
+    why: &str,
+) {
+    tools.retain(|t| !within(spans, &t.file.display, t.span));
+    diagnostics.retain(|d| !within(spans, &d.file.display, d.span));
+    let files: std::collections::BTreeSet<&String> = spans.iter().map(|(f, _)| f).collect();
+    note_files(notifications, files.into_iter().cloned(), why);
+}
+
+/// LangChain `@tool` and Agents SDK `@function_tool` functions that no
+/// Python code of the scan names again, in a scan that names others
+/// (`crate::python::unused`): no list hands them to a model. They leave
+/// the inventory and their units, with the findings inside them, and a
+/// note names each file. Not in a file named on the command line
+/// (`explicit`).
+pub(super) fn framework_tools_nothing_names(
+    tools: &mut Vec<ToolDef>,
+    py_roots: &mut [crate::python::link::PyFile],
+    py_sources: &[Arc<SourceFile>],
+    explicit: &[&Path],
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let texts = py_roots.iter().map(|r| &r.facts.file).chain(py_sources);
+    let mut unused = crate::python::unused::unreferenced(tools, texts);
+    unused.retain(|(path, _)| !explicit.contains(&path.as_path()));
+    if unused.is_empty() {
+        return;
+    }
+    let spans: Vec<(String, crate::source::Span)> = tools
+        .iter()
+        .filter(|t| unused.contains(&(t.file.path.clone(), t.span.start)))
+        .map(|t| (t.file.display.to_string(), t.span))
+        .collect();
+    for r in py_roots.iter_mut() {
+        r.tools
+            .retain(|t| !within(&spans, &t.def.file.display, t.def.span));
+    }
+    set_aside_spans(
+        tools,
+        diagnostics,
+        notifications,
+        &spans,
+        "tools not checked: no Python code of the scan names their decorated functions again (a tool list, `bind_tools`), so none is handed to a model",
+    );
+}
+
+/// A Python module beside a package of the same name (`tools.py` and
+/// `tools/__init__.py`) is never imported: Python finds the package first.
+/// Its tools and the findings in it are set aside with a note, unless the
+/// file is named on the command line.
+pub(super) fn modules_shadowed_by_packages(
+    tools: &mut Vec<ToolDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    candidates: &[Candidate],
+) {
+    let packages: std::collections::BTreeSet<&Path> = candidates
+        .iter()
+        .filter(|c| c.path.file_name().is_some_and(|n| n == "__init__.py"))
+        .filter_map(|c| c.path.parent())
+        .collect();
+    let shadowed: std::collections::BTreeSet<&Path> = candidates
+        .iter()
+        .filter(|c| c.kind == FileKind::Python && !c.explicit)
+        .filter(|c| packages.contains(c.path.with_extension("").as_path()))
+        .map(|c| c.path.as_path())
+        .collect();
+    let with_tools: std::collections::BTreeSet<String> = tools
+        .iter()
+        .filter(|t| shadowed.contains(t.file.path.as_path()))
+        .map(|t| t.file.display.to_string())
+        .collect();
+    set_aside_files(
+        tools,
+        diagnostics,
+        notifications,
+        with_tools,
+        "tools not checked: a package of the same name beside this module is what `import` finds, so the module is never loaded",
+    );
+}
