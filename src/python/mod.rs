@@ -118,11 +118,15 @@ fn member(key: &str, value: Node, at: Span) -> Member {
 /// `{"type": "function", "function": {..}}`, Gemini's declarations), read
 /// as the manifest extractor reads JSON, with spans into the Python source.
 pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef> {
-    let mut out = Vec::new();
-    let mut literals = Vec::new();
     let root = tree.root_node();
     let frameworks = Frameworks::of(&file.text);
-    visit(file, &frameworks, root, root, 0, &mut out, &mut literals);
+    let mut found = Found::default();
+    visit(file, &frameworks, root, root, 0, &mut found);
+    let Found {
+        tools: mut out,
+        literals,
+        list_tools: handlers,
+    } = found;
     let mut listed = crate::extract::manifest::extract(file, &literals);
     // A list bound at the module's top level to a name nothing else in the
     // file uses is offered only through a module that imports it.
@@ -177,9 +181,7 @@ pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef>
     // A second `@server.list_tools()` handler replaces the first (the
     // server keeps one handler per request): the first's tools are never
     // listed.
-    if file.text.contains(".list_tools(") {
-        let mut handlers = Vec::new();
-        list_tools_handlers(root, &file.text, 0, &mut handlers);
+    if handlers.len() > 1 {
         let replaced: Vec<Span> = handlers
             .iter()
             .enumerate()
@@ -199,33 +201,30 @@ pub fn extract(file: &Arc<SourceFile>, tree: &tree_sitter::Tree) -> Vec<ToolDef>
     out
 }
 
-/// Functions registered as a low-level server's `list_tools` handler
-/// (`@server.list_tools()`), in order: the start of the scope they are
-/// defined in (a factory function, or the module), the server object, and
-/// the function's span.
-fn list_tools_handlers(n: TsNode, src: &str, depth: usize, out: &mut Vec<(usize, String, Span)>) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let mut c = n.walk();
-    for child in n.named_children(&mut c) {
-        if child.kind() == "decorated_definition" {
-            let mut dc = child.walk();
-            let obj = child
-                .named_children(&mut dc)
-                .filter(|d| d.kind() == "decorator")
-                .find_map(|d| {
-                    let t = text(d, src).trim_start_matches('@').trim();
-                    let callee = t.strip_suffix("()").unwrap_or(t);
-                    callee.strip_suffix(".list_tools").map(str::to_string)
-                });
-            if let Some(obj) = obj {
-                let scope = enclosing_def(child).map_or(0, |d| d.start_byte());
-                out.push((scope, obj, span(child)));
-            }
-        }
-        list_tools_handlers(child, src, depth + 1, out);
-    }
+/// What [`visit`] finds in a file.
+#[derive(Default)]
+struct Found {
+    /// Tools registered by decorators and calls.
+    tools: Vec<ToolDef>,
+    /// The outermost literals that hold tool definitions.
+    literals: Vec<Node>,
+    /// Functions registered as a low-level server's `list_tools` handler
+    /// (`@server.list_tools()`), in order: the start of the scope they are
+    /// defined in (a factory function, or the module), the server object,
+    /// and the function's span.
+    list_tools: Vec<(usize, String, Span)>,
+}
+
+/// The server object a `@server.list_tools()` decorator of `def_` names.
+fn list_tools_server(def_: TsNode, src: &str) -> Option<String> {
+    let mut dc = def_.walk();
+    def_.named_children(&mut dc)
+        .filter(|d| d.kind() == "decorator")
+        .find_map(|d| {
+            let t = text(d, src).trim_start_matches('@').trim();
+            let callee = t.strip_suffix("()").unwrap_or(t);
+            callee.strip_suffix(".list_tools").map(str::to_string)
+        })
 }
 
 /// Values bound at the top level of the module (`TOOLS = [..]`), with the
@@ -434,17 +433,21 @@ fn visit<'t>(
     root: TsNode<'t>,
     node: TsNode<'t>,
     depth: usize,
-    out: &mut Vec<ToolDef>,
-    literals: &mut Vec<Node>,
+    found: &mut Found,
 ) {
     if depth > MAX_DEPTH {
         return;
     }
-    if node.kind() == "decorated_definition"
-        && let Some(t) = decorated_tool(file, node)
-    {
-        out.push(t);
+    if node.kind() == "decorated_definition" {
+        if let Some(t) = decorated_tool(file, node) {
+            found.tools.push(t);
+        }
+        if let Some(obj) = list_tools_server(node, &file.text) {
+            let scope = enclosing_def(node).map_or(0, |d| d.start_byte());
+            found.list_tools.push((scope, obj, span(node)));
+        }
     }
+    let out = &mut found.tools;
     if node.kind() == "call" {
         call_registrations(file, fw, root, node, out);
         if fw.langchain || fw.pydantic_ai {
@@ -471,7 +474,7 @@ fn visit<'t>(
             let v = value(node, &file.text, 0);
             // Gemini's declaration on its own: read as an element of the
             // `function_declarations` it is made for.
-            literals.push(
+            found.literals.push(
                 if tool_call() && callee_name(node, &file.text) == "FunctionDeclaration" {
                     let at = span(node);
                     synth(
@@ -491,7 +494,7 @@ fn visit<'t>(
     }
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        visit(file, fw, root, child, depth + 1, out, literals);
+        visit(file, fw, root, child, depth + 1, found);
     }
 }
 
