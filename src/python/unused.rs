@@ -49,7 +49,7 @@ pub fn unreferenced<'a>(
     if files
         .iter()
         .flat_map(|(_, l)| &l.bare)
-        .any(|l| INTROSPECTION.iter().any(|c| calls(l, c)))
+        .any(|l| INTROSPECTION.iter().any(|c| collects(l, c)))
     {
         return Vec::new();
     }
@@ -166,10 +166,12 @@ impl Lines {
         let text = |l: Vec<u8>| String::from_utf8_lossy(&l).into_owned();
         let mut code: Vec<String> = code.into_iter().map(text).collect();
         let mut bare: Vec<String> = bare.into_iter().map(text).collect();
-        // Imports are not uses.
+        // Imports and `__all__` (which exports a name for import) are not uses.
         let blank: Vec<std::ops::Range<usize>> = {
             let lines: Vec<&str> = bare.iter().map(String::as_str).collect();
-            super::import_statements(&lines)
+            let mut blank = super::import_statements(&lines);
+            blank.extend(export_lists(&lines));
+            blank
         };
         for i in blank.into_iter().flatten() {
             code[i].clear();
@@ -179,9 +181,57 @@ impl Lines {
     }
 }
 
-/// Does `line` call `name` (`dir(module)`, not `listdir(path)`)?
-fn calls(line: &str, name: &str) -> bool {
-    identifier_at(line, name).any(|end| line[end..].trim_start().starts_with('('))
+/// The statements that build the module's `__all__` (`__all__ = [..]`,
+/// `__all__ += [..]`, `__all__.extend(..)`), as ranges of `lines`, string
+/// literals blanked: to the line where its brackets close.
+fn export_lists(lines: &[&str]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let start = i;
+        i += 1;
+        let Some(rest) = lines[start].strip_prefix("__all__") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        if !(rest.starts_with('=') || rest.starts_with("+=") || rest.starts_with('.')) {
+            continue;
+        }
+        let depth = |l: &str| {
+            l.chars().fold(0i64, |d, c| match c {
+                '[' | '(' | '{' => d + 1,
+                ']' | ')' | '}' => d - 1,
+                _ => d,
+            })
+        };
+        let mut open = depth(lines[start]);
+        while open > 0 && i < lines.len() {
+            open += depth(lines[i]);
+            i += 1;
+        }
+        out.push(start..i);
+    }
+    out
+}
+
+/// Does `line` call `name` to collect what it returns, not only to test
+/// membership (`"get_logger" in globals()` collects nothing;
+/// `for f in globals().values()` does)?
+fn collects(line: &str, name: &str) -> bool {
+    identifier_at(line, name).any(|end| {
+        let start = end - name.len();
+        let rest = line[end..].trim_start();
+        let Some(after) = rest.strip_prefix('(') else {
+            return false;
+        };
+        let before = line[..start].trim_end();
+        let membership = (before == "in" || before.ends_with(" in") || before.ends_with("(in"))
+            && after
+                .trim_start()
+                .strip_prefix(')')
+                .is_some_and(|a| !a.trim_start().starts_with(['.', '[']));
+        !membership
+    })
 }
 
 /// Where each whole-identifier occurrence of `name` in `line` ends.
@@ -221,8 +271,26 @@ mod tests {
         );
         assert_eq!(l.bare[5].trim_end(), "y = '");
         assert_eq!(l.bare[7].trim(), "");
-        assert!(calls("names = dir(tools_module)", "dir"));
-        assert!(!calls("for f in os.listdir(path):", "dir"));
-        assert!(!calls("out_dir = tmp", "dir"));
+        let exports = [
+            "__all__ = [",
+            "    \"a\",",
+            "]",
+            "x = 1",
+            "__all__ += [\"b\"]",
+            "__all__.extend((\"c\",",
+            "  \"d\"))",
+            "__all_names = [1]",
+        ];
+        assert_eq!(export_lists(&exports), [0..3, 4..5, 5..7]);
+        assert!(collects("names = dir(tools_module)", "dir"));
+        assert!(!collects("for f in os.listdir(path):", "dir"));
+        assert!(!collects("out_dir = tmp", "dir"));
+        assert!(collects("for f in globals().values():", "globals"));
+        assert!(collects("tools = [globals()[n] for n in NAMES]", "globals"));
+        assert!(!collects(
+            "log = get_log() if \"get_log\" in globals() else None",
+            "globals"
+        ));
+        assert!(collects("tools = vars(module)", "vars"));
     }
 }
