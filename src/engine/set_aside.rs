@@ -426,24 +426,27 @@ pub(super) fn stub_servers<'a>(
     if candidates.is_empty() || by_file.len() == candidates.len() {
         return Default::default();
     }
-    let texts: Vec<Option<String>> = launchers
-        .iter()
-        .map(|p| match read_capped(p, LAUNCHER_CAP) {
-            Ok(Some(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+    // Read one launcher at a time, until every stub is named.
+    for p in launchers {
+        let text = match read_capped(p, LAUNCHER_CAP) {
+            Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
             // Larger than any README or config: data, not a launcher.
-            Ok(None) => Some(String::new()),
-            Err(_) => None,
-        })
-        .collect();
+            Ok(None) => continue,
+            Err(_) => {
+                candidates.clear();
+                break;
+            }
+        };
+        candidates.retain(|t| {
+            let (name, modules) = script(t);
+            !names_script(&text, &name, &modules, false)
+        });
+        if candidates.is_empty() {
+            break;
+        }
+    }
     candidates
         .into_iter()
-        .filter(|t| {
-            let (name, modules) = script(t);
-            texts.iter().all(|text| {
-                text.as_deref()
-                    .is_some_and(|x| !names_script(x, &name, &modules, false))
-            })
-        })
         .map(|t| t.file.display.to_string())
         .collect()
 }
