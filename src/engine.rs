@@ -17,7 +17,8 @@ use set_aside::{
     api_documents_beside_tools, doc_code_beside_code, doc_manifests_beside_code,
     framework_tools_nothing_names, langchain_tools_of_text_agents, lists_nothing_imports,
     modules_shadowed_by_packages, schema_documents_beside_code, set_aside_files,
-    stale_module_copies, stub_servers, templates_beside_tools, unnamed_doc_manifests,
+    stale_module_copies, stub_servers, templates_beside_tools, tools_of_commented_out_functions,
+    unnamed_doc_manifests,
 };
 
 use crate::discover::{self, Candidate, FileKind, WalkOptions, display_path};
@@ -264,6 +265,14 @@ pub fn scan_with_progress(
     };
     drop(launchers);
     framework_tools_nothing_names(
+        &mut tools,
+        &mut py_roots,
+        &py_sources,
+        &explicit,
+        &mut diagnostics,
+        &mut notifications,
+    );
+    tools_of_commented_out_functions(
         &mut tools,
         &mut py_roots,
         &py_sources,

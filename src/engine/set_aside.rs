@@ -498,17 +498,79 @@ pub(super) fn framework_tools_nothing_names(
         .filter(|t| unused.contains(&(t.file.path.clone(), t.span.start)))
         .map(|t| (t.file.display.to_string(), t.span))
         .collect();
-    for r in py_roots.iter_mut() {
-        r.tools
-            .retain(|t| !within(&spans, &t.def.file.display, t.def.span));
-    }
-    set_aside_spans(
+    set_aside_before_units(
         tools,
+        py_roots,
         diagnostics,
         notifications,
         &spans,
         "tools not checked: no Python code of the scan names their decorated functions again (a tool list, `bind_tools`), so none is handed to a model",
     );
+}
+
+/// Python tools inside top-level functions that only a commented-out call
+/// reaches (`# tools.extend(get_search_tools())`), directly or through
+/// other such functions ([`crate::python::dead`]): nothing builds them, so
+/// none is offered. They leave the inventory and their units, with the
+/// findings inside those functions, and a note names each file. Not in a
+/// file named on the command line (`explicit`).
+pub(super) fn tools_of_commented_out_functions(
+    tools: &mut Vec<ToolDef>,
+    py_roots: &mut [crate::python::link::PyFile],
+    py_sources: &[Arc<SourceFile>],
+    explicit: &[&Path],
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+) {
+    let inside: Vec<(PathBuf, usize)> = tools
+        .iter()
+        .filter(|t| t.file.path.extension().is_some_and(|e| e == "py"))
+        .filter(|t| !explicit.contains(&t.file.path.as_path()))
+        .map(|t| (t.file.path.clone(), t.span.start))
+        .collect();
+    if inside.is_empty() {
+        return;
+    }
+    let texts = py_roots.iter().map(|r| &r.facts.file).chain(py_sources);
+    let dead = crate::python::dead::commented_out_functions(texts, &inside);
+    let display = |p: &Path| {
+        tools
+            .iter()
+            .find(|t| t.file.path == p)
+            .map(|t| t.file.display.to_string())
+    };
+    let spans: Vec<(String, crate::source::Span)> = dead
+        .iter()
+        .filter_map(|(p, span, _)| Some((display(p)?, *span)))
+        .collect();
+    set_aside_before_units(
+        tools,
+        py_roots,
+        diagnostics,
+        notifications,
+        &spans,
+        "tools not checked: the function that builds them is reached only through a commented-out call, so none is offered",
+    );
+}
+
+/// [`set_aside_spans`], and the Python units lose the tools inside `spans`
+/// too (they are linked after this).
+fn set_aside_before_units(
+    tools: &mut Vec<ToolDef>,
+    py_roots: &mut [crate::python::link::PyFile],
+    diagnostics: &mut Vec<Diagnostic>,
+    notifications: &mut Vec<Notification>,
+    spans: &[(String, crate::source::Span)],
+    why: &str,
+) {
+    if spans.is_empty() {
+        return;
+    }
+    for r in py_roots.iter_mut() {
+        r.tools
+            .retain(|t| !within(spans, &t.def.file.display, t.def.span));
+    }
+    set_aside_spans(tools, diagnostics, notifications, spans, why);
 }
 
 /// A Python module beside a package of the same name (`tools.py` and

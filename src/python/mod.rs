@@ -14,6 +14,7 @@
 //! (`.tool`) or a tool-definition key, and the tree is dropped before the
 //! unit is linked.
 
+pub mod dead;
 pub mod facts;
 pub mod link;
 pub mod modules;

@@ -101,17 +101,19 @@ pub fn unreferenced<'a>(
 
 /// A file's lines without comments and imports (an import names a tool
 /// without using it): `code` keeps string literals, `bare` blanks them
-/// (docstrings included).
-struct Lines {
-    code: Vec<String>,
-    bare: Vec<String>,
+/// (docstrings included); `comments` holds each line's comment, `#` on.
+pub(super) struct Lines {
+    pub(super) code: Vec<String>,
+    pub(super) bare: Vec<String>,
+    pub(super) comments: Vec<String>,
 }
 
 impl Lines {
-    fn of(text: &str) -> Lines {
+    pub(super) fn of(text: &str) -> Lines {
         let b = text.as_bytes();
         let (mut code, mut bare): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
             (vec![Vec::new()], vec![Vec::new()]);
+        let mut comments: Vec<String> = Vec::new();
         // The open string: its quote and whether it is triple.
         let mut quote: Option<(u8, bool)> = None;
         let mut i = 0;
@@ -144,10 +146,13 @@ impl Lines {
                     i += n;
                 }
                 None if c == b'#' => {
-                    i = b[i..]
+                    let end = b[i..]
                         .iter()
                         .position(|&x| x == b'\n')
                         .map_or(b.len(), |p| i + p);
+                    comments.resize(code.len(), String::new());
+                    comments[code.len() - 1] = String::from_utf8_lossy(&b[i..end]).into_owned();
+                    i = end;
                 }
                 None => {
                     let n = if c == b'"' || c == b'\'' {
@@ -177,7 +182,12 @@ impl Lines {
             code[i].clear();
             bare[i].clear();
         }
-        Lines { code, bare }
+        comments.resize(code.len(), String::new());
+        Lines {
+            code,
+            bare,
+            comments,
+        }
     }
 }
 
