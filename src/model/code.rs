@@ -247,16 +247,7 @@ impl FnFact {
     /// marks a cut (a marker string, a count of the whole, a key that says
     /// there is more: `"has_more"`, `"next_cursor"`).
     pub fn learn_strings(&mut self, strings: &[(String, bool)], markers: &[String]) {
-        let mut literals: Vec<String> = strings
-            .iter()
-            .filter(|(s, key)| {
-                !key && !s.is_empty() && s.len() <= 64 && !s.contains(char::is_whitespace)
-            })
-            .map(|(s, _)| s.clone())
-            .collect();
-        literals.sort_unstable();
-        literals.dedup();
-        self.key_literals = literals;
+        self.key_literals = key_like(strings.iter().filter(|(_, key)| !key).map(|(s, _)| s));
         self.says_unavailable = strings
             .iter()
             .any(|(s, _)| crate::model::words::says_unavailable(s));
@@ -266,6 +257,17 @@ impl FnFact {
                 || (*key && crate::model::words::truncation_field(s))
         });
     }
+}
+
+/// The strings that could be keys (short, one word), sorted and deduplicated.
+pub fn key_like<'a>(strings: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = strings
+        .filter(|s| !s.is_empty() && s.len() <= 64 && !s.contains(char::is_whitespace))
+        .cloned()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 #[derive(Clone, Debug, Default)]

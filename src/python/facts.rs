@@ -597,6 +597,9 @@ struct Flow<'s, 't> {
     call_names: Vec<(String, Vec<String>)>,
     /// Arguments parsed with a fallback: the site's index and the local.
     fallbacks: Vec<(usize, String)>,
+    /// Reads the arguments by a key held in a variable (`arguments[field]`
+    /// in `for field in FIELDS`): the keys its tables name may be read.
+    computed_reads: bool,
 }
 
 impl<'s, 't> Flow<'s, 't> {
@@ -613,6 +616,7 @@ impl<'s, 't> Flow<'s, 't> {
             written: Vec::new(),
             call_names: Vec::new(),
             fallbacks: Vec::new(),
+            computed_reads: false,
         }
     }
 
@@ -623,6 +627,16 @@ impl<'s, 't> Flow<'s, 't> {
             .retain(|r| r.parent.is_some() || !written.contains(&r.key));
         let strings = std::mem::take(&mut self.strings);
         self.fact.learn_strings(&strings, self.m.markers);
+        if self.computed_reads {
+            // A table's keys (`{"summary": str, "priority": to_name}`) are
+            // the keys a computed read may take.
+            let keys = strings.iter().filter(|(_, key)| *key).map(|(s, _)| s);
+            self.fact
+                .key_literals
+                .extend(crate::model::code::key_like(keys));
+            self.fact.key_literals.sort_unstable();
+            self.fact.key_literals.dedup();
+        }
         if self
             .fact
             .sites
@@ -1024,6 +1038,7 @@ impl<'s, 't> Flow<'s, 't> {
         {
             return v;
         }
+        self.computed_reads |= obj.root != 0 && index.kind() == "identifier";
         Var {
             mask: obj.mask | idx.mask,
             direct: obj.direct,
@@ -1144,6 +1159,14 @@ impl<'s, 't> Flow<'s, 't> {
             && let Some(v) = self.key_read(recv, &key, *first, false)
         {
             return v;
+        }
+        if let Some(recv) = &receiver
+            && matches!(callee.as_str(), "get" | "pop")
+            && positional
+                .first()
+                .is_some_and(|(first, _)| first.kind() == "identifier")
+        {
+            self.computed_reads |= recv.root != 0;
         }
         // `TABLE.get(x, DEFAULT)` over a table of literals.
         if receiver.is_some() && callee == "get" {
