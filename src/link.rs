@@ -270,6 +270,7 @@ fn is_quiet(k: &Unit, r: FnRef, quiet: &Quiet, marked_callees: &BTreeSet<&str>) 
                 return false;
             }
             reaching_tool_documents_bound(k, r)
+                || reaching_tool_documents_range(k, r, key, numbers)
                 || states_bound_at_run_time(k, &f.fns[r.index], key, numbers)
                 || k.files.iter().flat_map(|f| &f.structs).any(|s| {
                     s.fields.iter().any(|f| {
@@ -529,6 +530,36 @@ fn promises_more(k: &Unit, f: FnRef, key: &str, numbers: &[String]) -> bool {
                     _ => None,
                 });
             max.is_some_and(|m| largest < m)
+        })
+    })
+}
+
+/// Does a tool whose handler reaches `f` give a range for `key` that ends
+/// at one of `numbers`, in the property's description or on a line of the
+/// tool's description that names it (`k: Number of results (1-100)`)?
+fn reaching_tool_documents_range(k: &Unit, f: FnRef, key: &str, numbers: &[String]) -> bool {
+    let states = |text: &str| {
+        let text = text.to_ascii_lowercase();
+        numbers
+            .iter()
+            .any(|n| crate::model::words::states_range_to(&text, n))
+    };
+    k.surface.get(&f).is_some_and(|reach| {
+        reach.tools.iter().any(|t| {
+            let def = &k.tools[*t].def;
+            let property = def
+                .input_schema
+                .as_ref()
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get(key))
+                .and_then(|p| p.get("description"))
+                .and_then(Node::as_str);
+            property.is_some_and(states)
+                || def.description.as_ref().is_some_and(|d| {
+                    d.value.lines().any(|l| {
+                        has_phrase(&l.to_ascii_lowercase(), &key.to_ascii_lowercase()) && states(l)
+                    })
+                })
         })
     })
 }
