@@ -16,9 +16,9 @@ mod set_aside;
 use set_aside::{
     api_documents_beside_tools, doc_code_beside_code, doc_manifests_beside_code,
     framework_tools_nothing_names, langchain_tools_of_text_agents, lists_nothing_imports,
-    modules_shadowed_by_packages, schema_documents_beside_code, set_aside_files,
-    stale_module_copies, stub_servers, templates_beside_tools, tools_of_commented_out_functions,
-    unnamed_doc_manifests,
+    modules_nothing_runs, modules_shadowed_by_packages, schema_documents_beside_code,
+    set_aside_files, stale_module_copies, stub_servers, templates_beside_tools,
+    tools_of_commented_out_functions, unnamed_doc_manifests,
 };
 
 use crate::discover::{self, Candidate, FileKind, WalkOptions, display_path};
@@ -263,6 +263,16 @@ pub fn scan_with_progress(
     } else {
         stub_servers(&tools, &import_paths, &explicit, py_texts(), &launchers)
     };
+    let unrun = if dynamic_imports {
+        Default::default()
+    } else {
+        let sources: Vec<&SourceFile> = py_roots
+            .iter()
+            .map(|r| &*r.facts.file)
+            .chain(py_sources.iter().map(|f| &**f))
+            .collect();
+        modules_nothing_runs(&tools, &sources, &import_paths, &explicit, &launchers)
+    };
     drop(launchers);
     framework_tools_nothing_names(
         &mut tools,
@@ -327,6 +337,13 @@ pub fn scan_with_progress(
         &mut notifications,
         stubs,
         "tools not checked: a small server nothing starts (no Python file imports it; no code, README, Dockerfile or config names it), beside the project's other tools",
+    );
+    set_aside_files(
+        &mut tools,
+        &mut diagnostics,
+        &mut notifications,
+        unrun,
+        "not checked: a module nothing runs (no Python file imports it, it is no script, and no code, README, Dockerfile or config names it)",
     );
     if text_react {
         langchain_tools_of_text_agents(&tools, &mut diagnostics, &mut notifications);

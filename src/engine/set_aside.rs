@@ -451,6 +451,117 @@ pub(super) fn stub_servers<'a>(
         .collect()
 }
 
+/// Python modules nothing runs: a module outside any package (no
+/// `__init__.py` beside it; a package's modules are its API) that no
+/// Python file of the scan imports, that only defines things
+/// ([`crate::python::dead::only_defines`]: no script, no top-level call),
+/// and that neither the scan's Python code (comments aside) nor a README,
+/// Dockerfile, script or configuration names
+/// ([`crate::python::scripts::names_script`]); and a module only such
+/// modules import; a module with tools is never such a root (it is
+/// served some way the scan may not see). Returns the display paths of
+/// those without tools (other passes judge modules with tools), to set
+/// aside with their findings, when some other module of the scan is run or imported. Not a
+/// file named on the command line; a launcher that cannot be read counts
+/// as naming them all.
+pub(super) fn modules_nothing_runs(
+    tools: &[ToolDef],
+    sources: &[&SourceFile],
+    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    explicit: &[&Path],
+    launchers: &[PathBuf],
+) -> std::collections::BTreeSet<String> {
+    use crate::python::modules::{Imported, Index};
+    use crate::python::scripts::{module_names, names_script};
+    let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
+    // Who imports each module, by index.
+    let mut importers: Vec<Vec<usize>> = vec![Vec::new(); import_paths.len()];
+    for (i, (path, paths)) in import_paths.iter().enumerate() {
+        for p in paths {
+            if let Some(Imported::Module(j) | Imported::Name(j, _)) = index.resolve(path, p)
+                && j != i
+                && !importers[j].contains(&i)
+            {
+                importers[j].push(i);
+            }
+        }
+    }
+    let text_of = |p: &Path| sources.iter().find(|f| f.path == p).map(|f| &*f.text);
+    let packages: std::collections::HashSet<&Path> = import_paths
+        .iter()
+        .filter(|(p, _)| p.file_name().is_some_and(|n| n == "__init__.py"))
+        .filter_map(|(p, _)| p.parent())
+        .collect();
+    let script = |p: &Path| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        (name.to_string(), module_names(p))
+    };
+    let mut roots: Vec<usize> = (0..import_paths.len())
+        .filter(|&i| importers[i].is_empty())
+        .filter(|&i| {
+            let p = import_paths[i].0.as_path();
+            // A module with tools is served some way (other passes judge it).
+            !explicit.contains(&p)
+                && !tools.iter().any(|t| t.file.path == p)
+                && p.parent().is_none_or(|d| !packages.contains(d))
+                && !matches!(
+                    p.file_name().and_then(|n| n.to_str()),
+                    Some("__init__.py" | "__main__.py")
+                )
+                && text_of(p).is_some_and(|t| {
+                    !t.contains("__main__") && crate::python::dead::only_defines(t)
+                })
+        })
+        .collect();
+    if roots.is_empty() {
+        return Default::default();
+    }
+    roots.retain(|&i| {
+        let p = import_paths[i].0.as_path();
+        let (name, modules) = script(p);
+        !sources
+            .iter()
+            .filter(|f| f.path != p)
+            .any(|f| names_script(&f.text, &name, &modules, true))
+    });
+    for l in launchers {
+        if roots.is_empty() {
+            break;
+        }
+        let text = match read_capped(l, LAUNCHER_CAP) {
+            Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(None) => continue,
+            Err(_) => return Default::default(),
+        };
+        roots.retain(|&i| {
+            let (name, modules) = script(&import_paths[i].0);
+            !names_script(&text, &name, &modules, false)
+        });
+    }
+    // And what only dead modules import.
+    let mut dead: std::collections::HashSet<usize> = roots.into_iter().collect();
+    loop {
+        let more: Vec<usize> = (0..import_paths.len())
+            .filter(|i| !dead.contains(i) && !importers[*i].is_empty())
+            .filter(|&i| importers[i].iter().all(|j| dead.contains(j)))
+            .filter(|&i| !explicit.contains(&import_paths[i].0.as_path()))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        dead.extend(more);
+    }
+    // Something else must run: a scan of loose helpers alone is checked.
+    if dead.is_empty() || dead.len() == import_paths.len() {
+        return Default::default();
+    }
+    dead.into_iter()
+        .filter_map(|i| sources.iter().find(|f| f.path == import_paths[i].0))
+        .filter(|f| !tools.iter().any(|t| t.file.path == f.path))
+        .map(|f| f.display.clone())
+        .collect()
+}
+
 /// Is `span` of file `file` (display path) inside one of `spans`?
 fn within(spans: &[(String, crate::source::Span)], file: &str, span: crate::source::Span) -> bool {
     spans

@@ -15,6 +15,59 @@ use std::sync::Arc;
 use super::unused::Lines;
 use crate::source::{SourceFile, Span};
 
+/// Set-up calls a module makes on import, script or not.
+const SET_UP: &[&str] = &[
+    "logging.",
+    "warnings.",
+    "load_dotenv(",
+    "dotenv.load_dotenv(",
+    "sys.path.",
+    "os.environ",
+    "nest_asyncio.apply(",
+];
+
+/// Does a module only define things at its top level (imports, functions,
+/// classes, decorators, assignments, import guards, set-up calls such as
+/// `logging.basicConfig(..)`), so that it does nothing unless imported? A
+/// bare call (`main()`, `st.title(..)`) or an `if __name__ == "__main__":`
+/// makes it a script.
+pub fn only_defines(text: &str) -> bool {
+    let lines = Lines::of(text);
+    lines
+        .bare
+        .iter()
+        .filter(|l| l.starts_with(|c: char| !c.is_whitespace()))
+        .all(|l| {
+            let l = l.trim_end();
+            let word = l
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or_default();
+            matches!(
+                word,
+                "def"
+                    | "async"
+                    | "class"
+                    | "try"
+                    | "except"
+                    | "else"
+                    | "finally"
+                    | "import"
+                    | "from"
+            ) || l.starts_with(['@', ')', ']', '}', '"', '\''])
+                || SET_UP.iter().any(|p| l.starts_with(p))
+                || l == "if TYPE_CHECKING:"
+                || (!word.is_empty() && {
+                    // `NAME = ..`, `NAME: T = ..`, `a, b = ..`
+                    let rest = l[word.len()..].trim_start();
+                    (rest.starts_with('=') && !rest.starts_with("=="))
+                        || rest.starts_with(':')
+                        || rest.starts_with(',')
+                        || rest.starts_with("+=")
+                })
+        })
+}
+
 /// A function: the index of its file, and its name.
 type Key<'a> = (usize, &'a str);
 
@@ -373,6 +426,43 @@ mod tests {
             "TOOLS = get_chroma_tools()",
         ];
         assert!(dead_names(&server).is_empty());
+    }
+
+    #[test]
+    fn modules_that_only_define() {
+        let lib = text(&[
+            "\"\"\"A client.\"\"\"",
+            "import json",
+            "from typing import TYPE_CHECKING",
+            "if TYPE_CHECKING:",
+            "    import x",
+            "TIMEOUT: int = 30",
+            "log = logging.getLogger(__name__)",
+            "@dataclass",
+            "class Client:",
+            "    def run(self):",
+            "        main()",
+            "try:",
+            "    import fast",
+            "except ImportError:",
+            "    fast = None",
+        ]);
+        assert!(only_defines(&lib));
+        assert!(!only_defines(&text(&[
+            "import streamlit as st",
+            "st.title(\"x\")"
+        ])));
+        assert!(!only_defines(&text(&[
+            "def main():",
+            "    pass",
+            "if __name__ == \"__main__\":",
+            "    main()"
+        ])));
+        assert!(only_defines(&text(&[
+            "load_dotenv()",
+            "logging.basicConfig(level=1)"
+        ])));
+        assert!(!only_defines(&text(&["main()"])));
     }
 
     #[test]
