@@ -258,10 +258,12 @@ pub fn scan_with_progress(
         .filter(|c| c.explicit)
         .map(|c| c.path.as_path())
         .collect();
+    // Who imports what, for the passes that ask what nothing imports.
+    let imports_of = set_aside::Imports::new(&import_paths);
     let stubs = if dynamic_imports {
         Default::default()
     } else {
-        stub_servers(&tools, &import_paths, &explicit, py_texts(), &launchers)
+        stub_servers(&tools, &imports_of, &explicit, py_texts(), &launchers)
     };
     let unrun = if dynamic_imports {
         Default::default()
@@ -271,7 +273,14 @@ pub fn scan_with_progress(
             .map(|r| &*r.facts.file)
             .chain(py_sources.iter().map(|f| &**f))
             .collect();
-        modules_nothing_runs(&tools, &sources, &import_paths, &explicit, &launchers)
+        modules_nothing_runs(
+            &tools,
+            &sources,
+            &import_paths,
+            &imports_of,
+            &explicit,
+            &launchers,
+        )
     };
     drop(launchers);
     framework_tools_nothing_names(
@@ -371,6 +380,7 @@ pub fn scan_with_progress(
             &mut diagnostics,
             &mut notifications,
             &import_paths,
+            &imports_of,
             &explicit,
         );
     }

@@ -301,9 +301,9 @@ pub(super) fn stale_module_copies(
     diagnostics: &mut Vec<Diagnostic>,
     notifications: &mut Vec<Notification>,
     import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    imports: &Imports,
     explicit: &[&Path],
 ) {
-    let (index, imported) = imported_modules(import_paths);
     let name_of = |p: &Path| p.file_name().map(|n| n.to_os_string());
     let mut seen = std::collections::BTreeSet::new();
     let mut stale = std::collections::BTreeSet::new();
@@ -311,17 +311,17 @@ pub(super) fn stale_module_copies(
         if !seen.insert(&*t.file.display) || explicit.contains(&t.file.path.as_path()) {
             continue;
         }
-        let Some(i) = index.position(&t.file.path) else {
+        let Some(i) = imports.index.position(&t.file.path) else {
             continue;
         };
-        if imported.contains(&i) || t.file.text.contains("__main__") {
+        if imports.imported(i) || t.file.text.contains("__main__") {
             continue;
         }
         let name = name_of(&t.file.path);
         let twin_imported = import_paths
             .iter()
             .enumerate()
-            .any(|(j, (p, _))| j != i && name_of(p) == name && imported.contains(&j));
+            .any(|(j, (p, _))| j != i && name_of(p) == name && imports.imported(j));
         if twin_imported {
             stale.insert(t.file.display.to_string());
         }
@@ -335,28 +335,37 @@ pub(super) fn stale_module_copies(
     );
 }
 
-/// The import index of the scan's Python files (`import_paths`), and
-/// which of them another file imports, resolved as Python does from the
-/// importing file's folder and its parents.
-fn imported_modules(
-    import_paths: &[(PathBuf, Vec<Vec<String>>)],
-) -> (
-    crate::python::modules::Index,
-    std::collections::HashSet<usize>,
-) {
-    use crate::python::modules::{Imported, Index};
-    let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
-    let mut imported = std::collections::HashSet::new();
-    for (i, (path, paths)) in import_paths.iter().enumerate() {
-        for p in paths {
-            if let Some(Imported::Module(j) | Imported::Name(j, _)) = index.resolve(path, p)
-                && j != i
-            {
-                imported.insert(j);
+/// The scan's Python files (`import_paths`) and who imports each, resolved
+/// as Python does from the importing file's folder and its parents: built
+/// once, read by the passes that ask what nothing imports.
+pub(super) struct Imports {
+    index: crate::python::modules::Index,
+    /// By file index: the files that import it.
+    importers: Vec<Vec<usize>>,
+}
+
+impl Imports {
+    pub(super) fn new(import_paths: &[(PathBuf, Vec<Vec<String>>)]) -> Imports {
+        use crate::python::modules::{Imported, Index};
+        let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
+        let mut importers: Vec<Vec<usize>> = vec![Vec::new(); import_paths.len()];
+        for (i, (path, paths)) in import_paths.iter().enumerate() {
+            for p in paths {
+                if let Some(Imported::Module(j) | Imported::Name(j, _)) = index.resolve(path, p)
+                    && j != i
+                    && !importers[j].contains(&i)
+                {
+                    importers[j].push(i);
+                }
             }
         }
+        Imports { index, importers }
     }
-    (index, imported)
+
+    /// Does another file of the scan import file `i`?
+    fn imported(&self, i: usize) -> bool {
+        !self.importers[i].is_empty()
+    }
 }
 
 /// Most tools a stub server has ([`stub_servers`]).
@@ -375,7 +384,7 @@ const LAUNCHER_CAP: u64 = 1 << 20;
 /// command line; a file that cannot be read counts as naming them.
 pub(super) fn stub_servers<'a>(
     tools: &[ToolDef],
-    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    imports: &Imports,
     explicit: &[&Path],
     python_texts: impl Iterator<Item = &'a str> + Clone,
     launchers: &[PathBuf],
@@ -402,11 +411,11 @@ pub(super) fn stub_servers<'a>(
     if candidates.is_empty() {
         return Default::default();
     }
-    let (index, imported) = imported_modules(import_paths);
     candidates.retain(|t| {
-        index
+        imports
+            .index
             .position(&t.file.path)
-            .is_some_and(|i| !imported.contains(&i))
+            .is_some_and(|i| !imports.imported(i))
     });
     let script = |t: &ToolDef| {
         let name = t.file.path.file_name().and_then(|n| n.to_str());
@@ -468,24 +477,12 @@ pub(super) fn modules_nothing_runs(
     tools: &[ToolDef],
     sources: &[&SourceFile],
     import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    imports: &Imports,
     explicit: &[&Path],
     launchers: &[PathBuf],
 ) -> std::collections::BTreeSet<String> {
-    use crate::python::modules::{Imported, Index};
     use crate::python::scripts::{module_names, names_script};
-    let index = Index::new(import_paths.iter().map(|(p, _)| p.as_path()));
-    // Who imports each module, by index.
-    let mut importers: Vec<Vec<usize>> = vec![Vec::new(); import_paths.len()];
-    for (i, (path, paths)) in import_paths.iter().enumerate() {
-        for p in paths {
-            if let Some(Imported::Module(j) | Imported::Name(j, _)) = index.resolve(path, p)
-                && j != i
-                && !importers[j].contains(&i)
-            {
-                importers[j].push(i);
-            }
-        }
-    }
+    let importers = &imports.importers;
     let text_of = |p: &Path| sources.iter().find(|f| f.path == p).map(|f| &*f.text);
     let packages: std::collections::HashSet<&Path> = import_paths
         .iter()
