@@ -1,12 +1,16 @@
+//! Python code nothing runs.
+//!
 //! Top-level functions that only a commented-out call reaches. A tool
 //! list returned by `get_search_tools()` is offered only if something
 //! calls it; when its one call is commented out (`# tools.extend(
 //! get_search_tools())`), it is not, and neither is anything only it calls.
-//!
 //! Names are matched as words, across every Python file of the scan, so a
 //! name used anywhere else (code or string) keeps the function alive; a
 //! function nothing mentions at all is left alone (a library's API is
 //! called from outside the scan).
+//!
+//! Modules that only define things ([`only_defines`]): imported by
+//! nothing, they do nothing (the engine's `modules_nothing_runs`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
