@@ -260,28 +260,27 @@ pub fn scan_with_progress(
         .collect();
     // Who imports what, for the passes that ask what nothing imports.
     let imports_of = set_aside::Imports::new(&import_paths);
-    let stubs = if dynamic_imports {
+    let sources: Vec<&SourceFile> = py_roots
+        .iter()
+        .map(|r| &*r.facts.file)
+        .chain(py_sources.iter().map(|f| &**f))
+        .collect();
+    let (stubs, unrun) = if dynamic_imports {
         Default::default()
     } else {
-        stub_servers(&tools, &imports_of, &explicit, py_texts(), &launchers)
-    };
-    let unrun = if dynamic_imports {
-        Default::default()
-    } else {
-        let sources: Vec<&SourceFile> = py_roots
-            .iter()
-            .map(|r| &*r.facts.file)
-            .chain(py_sources.iter().map(|f| &**f))
-            .collect();
-        modules_nothing_runs(
-            &tools,
-            &sources,
-            &import_paths,
-            &imports_of,
-            &explicit,
-            &launchers,
+        (
+            stub_servers(&tools, &imports_of, &explicit, &sources, &launchers),
+            modules_nothing_runs(
+                &tools,
+                &sources,
+                &import_paths,
+                &imports_of,
+                &explicit,
+                &launchers,
+            ),
         )
     };
+    drop(sources);
     drop(launchers);
     framework_tools_nothing_names(
         &mut tools,

@@ -382,14 +382,13 @@ const LAUNCHER_CAP: u64 = 1 << 20;
 /// project has tools in code elsewhere that are not such stubs. Returns
 /// their files (display paths), to set aside. Not a file named on the
 /// command line; a file that cannot be read counts as naming them.
-pub(super) fn stub_servers<'a>(
+pub(super) fn stub_servers(
     tools: &[ToolDef],
     imports: &Imports,
     explicit: &[&Path],
-    python_texts: impl Iterator<Item = &'a str> + Clone,
+    sources: &[&SourceFile],
     launchers: &[PathBuf],
 ) -> std::collections::BTreeSet<String> {
-    use crate::python::scripts::{module_names, names_script};
     let mut by_file: BTreeMap<&str, Vec<&ToolDef>> = BTreeMap::new();
     for t in tools.iter().filter(|t| in_code(t)) {
         by_file.entry(&t.file.display).or_default().push(t);
@@ -417,47 +416,59 @@ pub(super) fn stub_servers<'a>(
             .position(&t.file.path)
             .is_some_and(|i| !imports.imported(i))
     });
-    let script = |t: &ToolDef| {
-        let name = t.file.path.file_name().and_then(|n| n.to_str());
-        (
-            name.unwrap_or_default().to_string(),
-            module_names(&t.file.path),
-        )
-    };
-    candidates.retain(|t| {
-        let (name, modules) = script(t);
-        !python_texts
-            .clone()
-            .filter(|text| !std::ptr::eq(text.as_ptr(), t.file.text.as_ptr()))
-            .any(|text| names_script(text, &name, &modules, true))
-    });
+    let paths: Vec<&Path> = candidates.iter().map(|t| t.file.path.as_path()).collect();
+    let mut paths = unnamed_in_python(paths, sources);
     // Beside tools that are not stubs: two unnamed scripts alone are the project.
-    if candidates.is_empty() || by_file.len() == candidates.len() {
+    if paths.is_empty() || by_file.len() == paths.len() {
         return Default::default();
     }
-    // Read one launcher at a time, until every stub is named.
-    for p in launchers {
-        let text = match read_capped(p, LAUNCHER_CAP) {
-            Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-            // Larger than any README or config: data, not a launcher.
-            Ok(None) => continue,
-            Err(_) => {
-                candidates.clear();
-                break;
-            }
-        };
-        candidates.retain(|t| {
-            let (name, modules) = script(t);
-            !names_script(&text, &name, &modules, false)
-        });
-        if candidates.is_empty() {
-            break;
-        }
-    }
+    paths = unnamed_in_launchers(paths, launchers);
+    candidates.retain(|t| paths.contains(&t.file.path.as_path()));
     candidates
         .into_iter()
         .map(|t| t.file.display.to_string())
         .collect()
+}
+
+/// The script's file name and the module names it can be run by.
+fn script_names(p: &Path) -> (String, Vec<String>) {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    (name.to_string(), crate::python::scripts::module_names(p))
+}
+
+/// The scripts of `paths` that no other Python file of `sources` names
+/// (comments aside; [`crate::python::scripts::names_script`]).
+fn unnamed_in_python<'p>(mut paths: Vec<&'p Path>, sources: &[&SourceFile]) -> Vec<&'p Path> {
+    paths.retain(|p| {
+        let (name, modules) = script_names(p);
+        !sources
+            .iter()
+            .filter(|f| f.path != *p)
+            .any(|f| crate::python::scripts::names_script(&f.text, &name, &modules, true))
+    });
+    paths
+}
+
+/// The scripts of `paths` that no launcher names (a README, Dockerfile,
+/// script or config of the walk), read one at a time until every script
+/// is named. A launcher that cannot be read names them all; one larger
+/// than the cap is data, not a launcher.
+fn unnamed_in_launchers<'p>(mut paths: Vec<&'p Path>, launchers: &[PathBuf]) -> Vec<&'p Path> {
+    for l in launchers {
+        if paths.is_empty() {
+            break;
+        }
+        let text = match read_capped(l, LAUNCHER_CAP) {
+            Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(None) => continue,
+            Err(_) => return Vec::new(),
+        };
+        paths.retain(|p| {
+            let (name, modules) = script_names(p);
+            !crate::python::scripts::names_script(&text, &name, &modules, false)
+        });
+    }
+    paths
 }
 
 /// Python modules nothing runs: a module outside any package (no
@@ -481,7 +492,6 @@ pub(super) fn modules_nothing_runs(
     explicit: &[&Path],
     launchers: &[PathBuf],
 ) -> std::collections::BTreeSet<String> {
-    use crate::python::scripts::{module_names, names_script};
     let importers = &imports.importers;
     let text_of = |p: &Path| sources.iter().find(|f| f.path == p).map(|f| &*f.text);
     let packages: std::collections::HashSet<&Path> = import_paths
@@ -489,10 +499,6 @@ pub(super) fn modules_nothing_runs(
         .filter(|(p, _)| p.file_name().is_some_and(|n| n == "__init__.py"))
         .filter_map(|(p, _)| p.parent())
         .collect();
-    let script = |p: &Path| {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        (name.to_string(), module_names(p))
-    };
     let mut roots: Vec<usize> = (0..import_paths.len())
         .filter(|&i| importers[i].is_empty())
         .filter(|&i| {
@@ -513,28 +519,9 @@ pub(super) fn modules_nothing_runs(
     if roots.is_empty() {
         return Default::default();
     }
-    roots.retain(|&i| {
-        let p = import_paths[i].0.as_path();
-        let (name, modules) = script(p);
-        !sources
-            .iter()
-            .filter(|f| f.path != p)
-            .any(|f| names_script(&f.text, &name, &modules, true))
-    });
-    for l in launchers {
-        if roots.is_empty() {
-            break;
-        }
-        let text = match read_capped(l, LAUNCHER_CAP) {
-            Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-            Ok(None) => continue,
-            Err(_) => return Default::default(),
-        };
-        roots.retain(|&i| {
-            let (name, modules) = script(&import_paths[i].0);
-            !names_script(&text, &name, &modules, false)
-        });
-    }
+    let paths: Vec<&Path> = roots.iter().map(|&i| import_paths[i].0.as_path()).collect();
+    let named = unnamed_in_launchers(unnamed_in_python(paths, sources), launchers);
+    roots.retain(|&i| named.contains(&import_paths[i].0.as_path()));
     // And what only dead modules import.
     let mut dead: std::collections::HashSet<usize> = roots.into_iter().collect();
     loop {
