@@ -1917,15 +1917,16 @@ impl<'s, 't> Flow<'s, 't> {
         if !catches {
             return;
         }
-        let fallback = assigned_default(block, local, src)
-            .map(Outcome::Default)
-            .unwrap_or_else(|| outcome(block, src));
+        let assigned = assigned_default(block, local, src);
         let Some(accepts) = parse_conversion(callee) else {
             return;
         };
         let json = callee.ends_with("loads");
         if json && (input.root != 0 || crate::model::words::arguments_word(local)) {
-            let Outcome::Default(default) = &fallback else {
+            // Only a value given to the parsed variable itself: a message
+            // set in another (`result = f"not valid JSON: {e}"`) hands the
+            // error back instead.
+            let Some(default) = &assigned else {
                 return;
             };
             // Where the value goes is known when the function is done
@@ -1949,6 +1950,9 @@ impl<'s, 't> Flow<'s, 't> {
         if input.mask == 0 {
             return;
         }
+        let fallback = assigned
+            .map(Outcome::Default)
+            .unwrap_or_else(|| outcome(block, src));
         let fallback_string = match &fallback {
             Outcome::Default(d) => {
                 let t = d.trim();
