@@ -38,16 +38,24 @@ pub fn prepare(facts: FileFacts, tools: &mut [ToolDef]) -> PyFile {
         if let Some(h) = &t.handler {
             return f.fns.iter().position(|g| g.name_span == h.span);
         }
-        // The arm of a dispatch on the name, else a function so named.
+        // The arm of a dispatch on the name, else a function so named,
+        // unless a decorator makes that function a tool of its own (an
+        // Agents SDK `@function_tool def extract_star(messages)` beside an
+        // `extract_star` dict it sends to a model for structured output).
         let name = &t.name.value;
+        let own_tool = |g: &crate::model::code::FnFact| {
+            tools
+                .iter()
+                .any(|o| o.handler.as_ref().is_some_and(|h| h.span == g.name_span))
+        };
         f.dispatch
             .iter()
             .find(|d| d.tool == *name)
             .and_then(|d| f.fns.iter().position(|g| g.name_span == d.span))
             .or_else(|| {
-                f.fns
-                    .iter()
-                    .position(|g| g.name == *name && !g.is_test && g.impl_id.is_none())
+                f.fns.iter().position(|g| {
+                    g.name == *name && !g.is_test && g.impl_id.is_none() && !own_tool(g)
+                })
             })
     };
     let handlers: Vec<Option<usize>> = tools.iter().map(handler_of).collect();
