@@ -16,9 +16,10 @@ mod set_aside;
 use set_aside::{
     api_documents_beside_tools, doc_code_beside_code, doc_manifests_beside_code,
     framework_tools_nothing_names, langchain_tools_of_text_agents, lists_nothing_imports,
-    modules_nothing_runs, modules_shadowed_by_packages, schema_documents_beside_code,
-    set_aside_files, stale_module_copies, stub_servers, templates_beside_tools,
-    tools_of_commented_out_functions, unnamed_doc_manifests,
+    modules_nothing_runs, modules_shadowed_by_packages, parameters_read_elsewhere,
+    read_elsewhere_in_units, schema_documents_beside_code, set_aside_files, stale_module_copies,
+    stub_servers, templates_beside_tools, tools_of_commented_out_functions,
+    tools_of_own_decorators, unknown_schemas_in_units, unnamed_doc_manifests,
 };
 
 use crate::discover::{self, Candidate, FileKind, WalkOptions, display_path};
@@ -280,8 +281,12 @@ pub fn scan_with_progress(
             ),
         )
     };
+    let own_decorators = tools_of_own_decorators(&mut tools, &sources);
+    let read_elsewhere = parameters_read_elsewhere(&tools, &sources);
     drop(sources);
     drop(launchers);
+    unknown_schemas_in_units(&mut py_roots, &own_decorators);
+    read_elsewhere_in_units(&mut py_roots, &read_elsewhere);
     framework_tools_nothing_names(
         &mut tools,
         &mut py_roots,

@@ -702,3 +702,118 @@ pub(super) fn modules_shadowed_by_packages(
         "tools not checked: a package of the same name beside this module is what `import` finds, so the module is never loaded",
     );
 }
+
+/// `@app.tool()` on an object that some Python file of the scan makes
+/// from the MCP SDK's low-level `Server`, and none from another class
+/// (`FastMCP`): that `Server` has no `tool` decorator, so the project
+/// gave it one (`setattr(app, "tool", _tool_decorator)`), and the schema
+/// it serves is the project's own, not the one FastMCP derives from the
+/// signature. Such tools keep their names and descriptions; their schema
+/// is left unknown, so no rule judges the signature as their schema.
+/// Returns where they are (file, span start), for
+/// [`unknown_schemas_in_units`].
+pub(super) fn tools_of_own_decorators(
+    tools: &mut [ToolDef],
+    sources: &[&SourceFile],
+) -> Vec<(PathBuf, usize)> {
+    let own_decorator = |t: &ToolDef| {
+        if !t.schema_derived || t.format != ToolFormat::Fastmcp {
+            return false;
+        }
+        let Some((_, obj)) = t.group.rsplit_once('#') else {
+            return false;
+        };
+        let mut makers = sources
+            .iter()
+            .filter(|f| crate::python::made_anything(&f.text, obj))
+            .peekable();
+        makers.peek().is_some()
+            && makers.all(|f| crate::python::makes_lowlevel_server(&f.text, obj))
+    };
+    let mut own = Vec::new();
+    for t in tools.iter_mut().filter(|t| own_decorator(t)) {
+        own.push((t.file.path.clone(), t.span.start));
+        unknown_schema(t);
+    }
+    own
+}
+
+/// The Python units' copies of the tools [`tools_of_own_decorators`]
+/// found lose their schema too.
+pub(super) fn unknown_schemas_in_units(
+    py_roots: &mut [crate::python::link::PyFile],
+    own: &[(PathBuf, usize)],
+) {
+    for t in py_roots.iter_mut().flat_map(|r| r.tools.iter_mut()) {
+        if own.contains(&(t.def.file.path.clone(), t.def.span.start)) {
+            unknown_schema(&mut t.def);
+        }
+    }
+}
+
+fn unknown_schema(t: &mut ToolDef) {
+    t.input_schema = None;
+    t.schema_derived = false;
+}
+
+/// Parameters that code outside the tools reads from the arguments by key
+/// (`tool_args.get("user_google_email")` in an auth middleware): a name
+/// that at least [`CONVENTION`] Python tools of the scan declare from
+/// their signatures, read by key in a Python file that declares none of
+/// them. The middleware uses the value, so the tools that ignore it do not
+/// ignore what the model sends (see [`read_elsewhere_in_units`]).
+pub(super) fn parameters_read_elsewhere(
+    tools: &[ToolDef],
+    sources: &[&SourceFile],
+) -> std::collections::BTreeSet<String> {
+    let mut declared: BTreeMap<&str, Vec<&Path>> = BTreeMap::new();
+    for t in tools.iter().filter(|t| t.schema_derived) {
+        let Some(props) = t
+            .input_schema
+            .as_ref()
+            .and_then(|s| s.get("properties")?.members())
+        else {
+            continue;
+        };
+        for m in props {
+            declared.entry(&m.key).or_default().push(&t.file.path);
+        }
+    }
+    declared
+        .into_iter()
+        .filter(|(_, files)| files.len() >= CONVENTION)
+        .filter(|(name, files)| {
+            let keys = [
+                format!(".get(\"{name}\""),
+                format!(".get('{name}'"),
+                format!("[\"{name}\"]"),
+                format!("['{name}']"),
+            ];
+            sources
+                .iter()
+                .filter(|f| !files.contains(&f.path.as_path()))
+                .any(|f| keys.iter().any(|k| f.text.contains(k.as_str())))
+        })
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
+/// How many tools must declare a parameter for it to be a convention of
+/// the server ([`parameters_read_elsewhere`]).
+const CONVENTION: usize = 3;
+
+/// The Python units' functions no longer count a parameter that
+/// [`parameters_read_elsewhere`] found as unused.
+pub(super) fn read_elsewhere_in_units(
+    py_roots: &mut [crate::python::link::PyFile],
+    names: &std::collections::BTreeSet<String>,
+) {
+    if names.is_empty() {
+        return;
+    }
+    for f in py_roots.iter_mut().flat_map(|r| r.facts.fns.iter_mut()) {
+        let params = &f.params;
+        f.unused_params
+            .retain(|&i| params.get(i).is_none_or(|p| !names.contains(&p.name)));
+    }
+}

@@ -1700,6 +1700,27 @@ pub fn makes_fastmcp(src: &str, name: &str) -> bool {
     made_by(src, name).is_some_and(|c| c.ends_with("FastMCP"))
 }
 
+/// Does this file make `name` from the MCP SDK's low-level `Server`
+/// (`app = Server("x")` with `from mcp.server import Server`,
+/// `mcp.server.lowlevel.Server(..)`), which has no `tool` decorator?
+pub fn makes_lowlevel_server(src: &str, name: &str) -> bool {
+    made_by(src, name).is_some_and(|c| match c {
+        "mcp.server.Server" | "mcp.server.lowlevel.Server" => true,
+        "Server" | "lowlevel.Server" => src.lines().any(|l| {
+            let l = l.trim_start();
+            (l.starts_with("from mcp.server import ")
+                || l.starts_with("from mcp.server.lowlevel import "))
+                && (l.contains("Server") || l.contains("lowlevel"))
+        }),
+        _ => false,
+    })
+}
+
+/// Does this file make `name` from some class (`name = Cls(..)`)?
+pub fn made_anything(src: &str, name: &str) -> bool {
+    made_by(src, name).is_some()
+}
+
 /// The class `name` is made from in this file (`name = FastMCP("x")`).
 fn made_by<'s>(src: &'s str, name: &str) -> Option<&'s str> {
     src.lines().find_map(|l| {
@@ -2531,6 +2552,26 @@ def helper(x):
             made_by("app = mcp.server.Server('s')\n", "app"),
             Some("mcp.server.Server")
         );
+    }
+
+    #[test]
+    fn the_low_level_server_is_told_from_others() {
+        let low = "from mcp.server import Server\napp = Server('notes')\n";
+        assert!(makes_lowlevel_server(low, "app"));
+        assert!(makes_lowlevel_server(
+            "import mcp\napp = mcp.server.lowlevel.Server('x')\n",
+            "app"
+        ));
+        // uvicorn's `Server`, and FastMCP, are not it.
+        assert!(!makes_lowlevel_server(
+            "from uvicorn import Server\nserver = Server(config)\n",
+            "server"
+        ));
+        assert!(!makes_lowlevel_server(
+            "from mcp.server.fastmcp import FastMCP\napp = FastMCP('x')\n",
+            "app"
+        ));
+        assert!(made_anything(low, "app") && !made_anything(low, "mcp"));
     }
 
     #[test]
