@@ -779,23 +779,44 @@ pub(super) fn parameters_read_elsewhere(
             declared.entry(&m.key).or_default().push(&t.file.path);
         }
     }
-    declared
-        .into_iter()
-        .filter(|(_, files)| files.len() >= CONVENTION)
-        .filter(|(name, files)| {
-            let keys = [
-                format!(".get(\"{name}\""),
-                format!(".get('{name}'"),
-                format!("[\"{name}\"]"),
-                format!("['{name}']"),
-            ];
-            sources
-                .iter()
-                .filter(|f| !files.contains(&f.path.as_path()))
-                .any(|f| keys.iter().any(|k| f.text.contains(k.as_str())))
-        })
-        .map(|(name, _)| name.to_string())
-        .collect()
+    declared.retain(|_, files| files.len() >= CONVENTION);
+    if declared.is_empty() {
+        return Default::default();
+    }
+    // Each file read once for the keys it reads by literal.
+    let mut out = std::collections::BTreeSet::new();
+    for f in sources {
+        for key in keys_read(&f.text) {
+            if let Some(files) = declared.get(key)
+                && !files.contains(&f.path.as_path())
+            {
+                out.insert(key.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The keys `text` reads by literal: `k` in `.get("k"`, `["k"]` (either
+/// quote), when `k` is a Python identifier.
+fn keys_read(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    text.match_indices(['"', '\'']).filter_map(move |(i, q)| {
+        let opens = b[..i].ends_with(b".get(") || b[..i].ends_with(b"[");
+        if !opens {
+            return None;
+        }
+        let rest = &text[i + 1..];
+        let end = rest.find(q)?;
+        let key = &rest[..end];
+        let closes = if b[..i].ends_with(b"[") {
+            rest[end + 1..].starts_with(']')
+        } else {
+            true
+        };
+        (closes && !key.is_empty() && key.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_'))
+            .then_some(key)
+    })
 }
 
 /// How many tools must declare a parameter for it to be a convention of
@@ -815,5 +836,17 @@ pub(super) fn read_elsewhere_in_units(
         let params = &f.params;
         f.unused_params
             .retain(|&i| params.get(i).is_none_or(|p| !names.contains(&p.name)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keys_read;
+
+    #[test]
+    fn keys_read_by_literal() {
+        let text = "a = args.get(\"user_email\") or args['account']\nrows = [\"x\", \"y\"]\nb = d[\"not a key\"] + d[\"k\"][0] + f.get('x-y')\n";
+        let keys: Vec<&str> = keys_read(text).collect();
+        assert_eq!(keys, ["user_email", "account", "k"]);
     }
 }
