@@ -171,7 +171,9 @@ pub(super) fn templates_beside_tools(
 /// and none that calls tools with keyed arguments: the model writes one
 /// free-text input, handed whole to the tool's single parameter, so there
 /// are no argument keys to drop (M102) and no parameter it fills by name
-/// (M104). Those findings are left out, with a note on each file.
+/// (M104); the tool names are written in the prompt, never sent to a
+/// provider's tool API, so no provider rejects them (N101, N102). Those
+/// findings are left out, with a note on each file.
 pub(super) fn langchain_tools_of_text_agents(
     tools: &[ToolDef],
     diagnostics: &mut Vec<Diagnostic>,
@@ -184,7 +186,7 @@ pub(super) fn langchain_tools_of_text_agents(
         .collect();
     let mut files = std::collections::BTreeSet::new();
     diagnostics.retain(|d| {
-        let of_text_agent = matches!(d.code, "M102" | "M104")
+        let of_text_agent = matches!(d.code, "M102" | "M104" | "N101" | "N102")
             && d.tool
                 .as_deref()
                 .is_some_and(|n| langchain.contains(&(&*d.file.display, n)));
@@ -196,7 +198,7 @@ pub(super) fn langchain_tools_of_text_agents(
     note_files(
         notifications,
         files,
-        "M102 and M104 not reported on LangChain tools here: the project's agent is a text ReAct agent, which hands the model's one free-text input to the tool whole",
+        "M102, M104, N101 and N102 not reported on LangChain tools here: the project's agent is a text ReAct agent, which names the tools in its prompt text (no provider API receives the names) and hands the model's one free-text input to the tool whole",
     );
 }
 
