@@ -544,23 +544,34 @@ fn reaching_tool_documents_range(k: &Unit, f: FnRef, key: &str, numbers: &[Strin
             .iter()
             .any(|n| crate::model::words::states_range_to(&text, n))
     };
-    k.surface.get(&f).is_some_and(|reach| {
-        reach.tools.iter().any(|t| {
-            let def = &k.tools[*t].def;
-            let property = def
-                .input_schema
-                .as_ref()
-                .and_then(|s| s.get("properties"))
-                .and_then(|p| p.get(key))
-                .and_then(|p| p.get("description"))
-                .and_then(Node::as_str);
-            property.is_some_and(states)
-                || def.description.as_ref().is_some_and(|d| {
-                    d.value.lines().any(|l| {
-                        has_phrase(&l.to_ascii_lowercase(), &key.to_ascii_lowercase()) && states(l)
-                    })
+    let documents = |def: &ToolDef| {
+        let property = def
+            .input_schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(|p| p.get(key))
+            .and_then(|p| p.get("description"))
+            .and_then(Node::as_str);
+        property.is_some_and(states)
+            || def.description.as_ref().is_some_and(|d| {
+                d.value.lines().any(|l| {
+                    has_phrase(&l.to_ascii_lowercase(), &key.to_ascii_lowercase()) && states(l)
                 })
-        })
+            })
+    };
+    k.surface.get(&f).is_some_and(|reach| {
+        if reach.tools.is_empty() {
+            // Reached from a dispatcher whose arm for each tool is not
+            // known (a table of lambdas): the tools that declare `key`.
+            let declaring: Vec<&ToolDef> = k
+                .tools
+                .iter()
+                .map(|t| &t.def)
+                .filter(|d| declares(d, key))
+                .collect();
+            return !declaring.is_empty() && declaring.iter().all(|d| documents(d));
+        }
+        reach.tools.iter().any(|t| documents(&k.tools[*t].def))
     })
 }
 
