@@ -236,6 +236,10 @@ pub struct FnFact {
     /// is derived from the signature, arguments the model fills in for
     /// nothing.
     pub unused_params: Vec<usize>,
+    /// Makes up values with a random generator (`random.choice(..)`): a
+    /// tool whose body does is a simulation, and the arguments it ignores
+    /// are ignored by design.
+    pub simulates: bool,
 }
 
 impl FnFact {

@@ -68,7 +68,9 @@ pub fn says_unavailable(s: &str) -> bool {
     let s = s
         .to_lowercase()
         .replace("not currently ", "not ")
-        .replace("not yet ", "not ");
+        .replace("not yet ", "not ")
+        .replace("not fully ", "not ")
+        .replace("not completely ", "not ");
     contains_any(&s, WORDS)
 }
 
@@ -346,7 +348,16 @@ pub fn result_collection(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{says_unused, states_range_to};
+    use super::{says_unavailable, says_unused, states_range_to};
+
+    #[test]
+    fn messages_that_say_the_tool_cannot_act() {
+        assert!(says_unavailable(
+            "Error: Multi-plugin job submission not yet fully implemented."
+        ));
+        assert!(says_unavailable("This feature is not currently available."));
+        assert!(!says_unavailable("Submitted the job to 3 nodes."));
+    }
 
     #[test]
     fn descriptions_that_say_a_parameter_does_nothing() {

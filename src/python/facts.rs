@@ -521,6 +521,7 @@ impl<'a> Analyzer<'a> {
         });
         if role == Role::Tool && !wrapped {
             fact.unused_params = unused_params(&fact.params, body, src);
+            fact.simulates = simulates(text(body, src)) || stub_body(body, src);
         }
         let index = self.facts.fns.len();
         let mut flow = Flow::new(src, &self.m, vars, fact);
@@ -2716,6 +2717,76 @@ fn item_preview(e: TsNode, src: &str) -> bool {
 /// The parameters (not `self`, context or `_`-prefixed) that no name in
 /// the body refers to. None when the body is a stub (`...`, `pass`,
 /// `raise NotImplementedError`) or passes its locals on (`locals()`).
+/// Does a function body make up values with the `random` module
+/// (`random.choice(..)`, `random.randint(..)`, `np.random.uniform(..)`)?
+/// Shuffling or sampling real data (`random.shuffle(found)`) is not
+/// making it up.
+fn simulates(body: &str) -> bool {
+    const MAKE_UP: &[&str] = &[
+        "choice",
+        "choices",
+        "randint",
+        "randrange",
+        "uniform",
+        "random",
+        "gauss",
+        "normalvariate",
+        "triangular",
+        "normal",
+        "rand",
+    ];
+    body.match_indices("random.").any(|(i, _)| {
+        let before = body[..i].chars().next_back();
+        let ident = !before.is_some_and(|c| c.is_alphanumeric() || c == '_') || before == Some('.');
+        let rest = &body[i + "random.".len()..];
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        ident && MAKE_UP.contains(&&rest[..name_len]) && rest[name_len..].starts_with('(')
+    })
+}
+
+/// A body that is a stub: its only statement (docstring and comments
+/// aside) returns a literal built from constants alone (`return
+/// {"revoked": True}`), or a comment in it says so (`# placeholder`,
+/// `# mock`, `# simulated`).
+fn stub_body(body: TsNode, src: &str) -> bool {
+    let mut c = body.walk();
+    let stmts: Vec<TsNode> = body
+        .named_children(&mut c)
+        .filter(|n| n.kind() != "comment")
+        .filter(|n| first_docstring(body) != Some(*n))
+        .collect();
+    let constant = |n: TsNode| {
+        let mut stack = vec![n];
+        while let Some(n) = stack.pop() {
+            if matches!(
+                n.kind(),
+                "identifier" | "call" | "interpolation" | "attribute"
+            ) {
+                return false;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        true
+    };
+    let lone_constant = matches!(stmts.as_slice(), [r] if r.kind() == "return_statement"
+    && r.named_child(0).is_some_and(|v| {
+        matches!(v.kind(), "dictionary" | "list" | "string" | "true" | "false" | "integer")
+            && constant(v)
+    }));
+    lone_constant
+        || text(body, src).lines().any(|l| {
+            l.split_once('#').is_some_and(|(_, c)| {
+                let c = c.to_ascii_lowercase();
+                ["placeholder", "mock", "simulated", "simulation", "stub"]
+                    .iter()
+                    .any(|w| crate::model::words::has_phrase(&c, w))
+            })
+        })
+}
+
 fn unused_params(params: &[ParamFact], body: TsNode, src: &str) -> Vec<usize> {
     let doc = first_docstring(body);
     let mut c = body.walk();
@@ -2903,4 +2974,19 @@ fn imports(n: TsNode, src: &str) -> Vec<(String, Vec<String>)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod simulation_tests {
+    use super::simulates;
+
+    #[test]
+    fn bodies_that_make_up_their_result() {
+        assert!(simulates("return random.choice(['a', 'b'])"));
+        assert!(simulates("x = np.random.uniform(0, 1)"));
+        assert!(!simulates("return random_quote(topic)"));
+        assert!(!simulates("seed = config.random.seed"));
+        assert!(!simulates("return pseudorandom.pick(x)"));
+        assert!(!simulates("random.shuffle(found)\nreturn found"));
+    }
 }

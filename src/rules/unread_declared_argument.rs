@@ -102,8 +102,9 @@ impl Rule for UnreadDeclaredArgument {
                 let f = k.fact(h);
                 // A stub that answers it cannot act uses nothing; so does
                 // a tool whose description says it is one ("placeholder -
-                // requires API key setup").
-                if f.says_unavailable || says_stub(&t.def) {
+                // requires API key setup"), and a simulation that makes up
+                // its result (`random.choice(..)`).
+                if f.says_unavailable || f.simulates || says_stub(&t.def) {
                     continue;
                 }
                 for &i in &f.unused_params {
