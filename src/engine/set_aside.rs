@@ -718,20 +718,25 @@ pub(super) fn tools_of_own_decorators(
     tools: &mut [ToolDef],
     sources: &[&SourceFile],
 ) -> Vec<(PathBuf, usize)> {
-    let own_decorator = |t: &ToolDef| {
-        if !t.schema_derived || t.format != ToolFormat::Fastmcp {
-            return false;
-        }
-        let Some((_, obj)) = t.group.rsplit_once('#') else {
-            return false;
-        };
-        let mut makers = sources
-            .iter()
-            .filter(|f| crate::python::made_anything(&f.text, obj))
-            .peekable();
-        makers.peek().is_some()
-            && makers.all(|f| crate::python::makes_lowlevel_server(&f.text, obj))
+    let object = |t: &ToolDef| {
+        (t.schema_derived && t.format == ToolFormat::Fastmcp)
+            .then(|| t.group.rsplit_once('#').map(|(_, obj)| obj.to_string()))
+            .flatten()
     };
+    // Each server object judged once, over every source.
+    let objects: std::collections::BTreeSet<String> = tools.iter().filter_map(object).collect();
+    let patched: std::collections::BTreeSet<String> = objects
+        .into_iter()
+        .filter(|obj| {
+            let mut makers = sources
+                .iter()
+                .filter(|f| crate::python::made_anything(&f.text, obj))
+                .peekable();
+            makers.peek().is_some()
+                && makers.all(|f| crate::python::makes_lowlevel_server(&f.text, obj))
+        })
+        .collect();
+    let own_decorator = |t: &ToolDef| object(t).is_some_and(|o| patched.contains(&o));
     let mut own = Vec::new();
     for t in tools.iter_mut().filter(|t| own_decorator(t)) {
         own.push((t.file.path.clone(), t.span.start));
