@@ -439,16 +439,45 @@ fn script_names(p: &Path) -> (String, Vec<String>) {
 }
 
 /// The scripts of `paths` that no other Python file of `sources` names
-/// (comments aside; [`crate::python::scripts::names_script`]).
+/// (comments aside; [`crate::python::scripts::names_script`]). A text can
+/// name a script only if the script's stem is one of its words, so each
+/// source's words are gathered once and only the sources holding a stem
+/// are read line by line (a scan of hundreds of small servers stays
+/// linear).
 fn unnamed_in_python<'p>(mut paths: Vec<&'p Path>, sources: &[&SourceFile]) -> Vec<&'p Path> {
+    if paths.is_empty() {
+        return paths;
+    }
+    let mut holding: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, f) in sources.iter().enumerate() {
+        let words: std::collections::HashSet<&str> = identifier_words(&f.text).collect();
+        for w in words {
+            holding.entry(w).or_default().push(i);
+        }
+    }
+    let all: Vec<usize> = (0..sources.len()).collect();
     paths.retain(|p| {
         let (name, modules) = script_names(p);
-        !sources
+        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        // A stem that is no identifier (`my-server`) is looked for everywhere.
+        let candidates = if identifier_words(stem).eq(std::iter::once(stem)) {
+            holding.get(stem).map_or(&[][..], Vec::as_slice)
+        } else {
+            &all
+        };
+        !candidates
             .iter()
+            .map(|&i| sources[i])
             .filter(|f| f.path != *p)
             .any(|f| crate::python::scripts::names_script(&f.text, &name, &modules, true))
     });
     paths
+}
+
+/// The words of `text` made of letters, digits and `_`.
+fn identifier_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
 }
 
 /// The scripts of `paths` that no launcher names (a README, Dockerfile,
@@ -465,7 +494,12 @@ fn unnamed_in_launchers<'p>(mut paths: Vec<&'p Path>, launchers: &[PathBuf]) -> 
             Ok(None) => continue,
             Err(_) => return Vec::new(),
         };
+        let words: std::collections::HashSet<&str> = identifier_words(&text).collect();
         paths.retain(|p| {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            if identifier_words(stem).eq(std::iter::once(stem)) && !words.contains(stem) {
+                return true;
+            }
             let (name, modules) = script_names(p);
             !crate::python::scripts::names_script(&text, &name, &modules, false)
         });
@@ -848,7 +882,16 @@ pub(super) fn read_elsewhere_in_units(
 
 #[cfg(test)]
 mod tests {
-    use super::keys_read;
+    use super::{identifier_words, keys_read};
+
+    #[test]
+    fn words_of_a_text() {
+        let words: Vec<&str> = identifier_words("python -m src.k8s_tools:main # k8s-mcp").collect();
+        assert_eq!(
+            words,
+            ["python", "m", "src", "k8s_tools", "main", "k8s", "mcp"]
+        );
+    }
 
     #[test]
     fn keys_read_by_literal() {
