@@ -450,7 +450,8 @@ fn unnamed_in_python<'p>(mut paths: Vec<&'p Path>, sources: &[&SourceFile]) -> V
     }
     let mut holding: std::collections::HashMap<&str, Vec<usize>> = Default::default();
     for (i, f) in sources.iter().enumerate() {
-        let words: std::collections::HashSet<&str> = identifier_words(&f.text).collect();
+        let words: std::collections::HashSet<&str> =
+            crate::python::scripts::words(&f.text).collect();
         for w in words {
             holding.entry(w).or_default().push(i);
         }
@@ -460,7 +461,7 @@ fn unnamed_in_python<'p>(mut paths: Vec<&'p Path>, sources: &[&SourceFile]) -> V
         let (name, modules) = script_names(p);
         let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
         // A stem that is no identifier (`my-server`) is looked for everywhere.
-        let candidates = if identifier_words(stem).eq(std::iter::once(stem)) {
+        let candidates = if crate::python::scripts::words(stem).eq(std::iter::once(stem)) {
             holding.get(stem).map_or(&[][..], Vec::as_slice)
         } else {
             &all
@@ -472,12 +473,6 @@ fn unnamed_in_python<'p>(mut paths: Vec<&'p Path>, sources: &[&SourceFile]) -> V
             .any(|f| crate::python::scripts::names_script(&f.text, &name, &modules, true))
     });
     paths
-}
-
-/// The words of `text` made of letters, digits and `_`.
-fn identifier_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
 }
 
 /// The scripts of `paths` that no launcher names (a README, Dockerfile,
@@ -494,10 +489,12 @@ fn unnamed_in_launchers<'p>(mut paths: Vec<&'p Path>, launchers: &[PathBuf]) -> 
             Ok(None) => continue,
             Err(_) => return Vec::new(),
         };
-        let words: std::collections::HashSet<&str> = identifier_words(&text).collect();
+        let words: std::collections::HashSet<&str> = crate::python::scripts::words(&text).collect();
         paths.retain(|p| {
             let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-            if identifier_words(stem).eq(std::iter::once(stem)) && !words.contains(stem) {
+            if crate::python::scripts::words(stem).eq(std::iter::once(stem))
+                && !words.contains(stem)
+            {
                 return true;
             }
             let (name, modules) = script_names(p);
@@ -764,7 +761,7 @@ pub(super) fn tools_of_own_decorators(
         .filter(|obj| {
             let mut makers = sources
                 .iter()
-                .filter(|f| crate::python::made_anything(&f.text, obj))
+                .filter(|f| crate::python::made_by(&f.text, obj).is_some())
                 .peekable();
             makers.peek().is_some()
                 && makers.all(|f| crate::python::makes_lowlevel_server(&f.text, obj))
@@ -882,16 +879,7 @@ pub(super) fn read_elsewhere_in_units(
 
 #[cfg(test)]
 mod tests {
-    use super::{identifier_words, keys_read};
-
-    #[test]
-    fn words_of_a_text() {
-        let words: Vec<&str> = identifier_words("python -m src.k8s_tools:main # k8s-mcp").collect();
-        assert_eq!(
-            words,
-            ["python", "m", "src", "k8s_tools", "main", "k8s", "mcp"]
-        );
-    }
+    use super::keys_read;
 
     #[test]
     fn keys_read_by_literal() {

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::scripts::words;
 use super::unused::Lines;
 use crate::source::{SourceFile, Span};
 
@@ -86,11 +87,6 @@ fn called_names(text: &str) -> impl Iterator<Item = &str> {
             .map_or(0, |(j, c)| j + c.len_utf8());
         (start < i).then(|| &text[start..i])
     })
-}
-
-/// The identifier-like words of a line.
-fn words(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
 }
 
 /// A top-level `def` of one file: its name, its lines, and whether a

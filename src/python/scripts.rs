@@ -61,6 +61,12 @@ pub fn names_script(text: &str, file_name: &str, modules: &[String], python: boo
         })
 }
 
+/// The words of `text` made of letters, digits and `_`.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
 fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-'
 }
@@ -74,6 +80,15 @@ fn words_at<'a>(line: &'a str, word: &'a str) -> impl Iterator<Item = (&'a str, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_of_a_text() {
+        let found: Vec<&str> = words("python -m src.k8s_tools:main # k8s-mcp").collect();
+        assert_eq!(
+            found,
+            ["python", "m", "src", "k8s_tools", "main", "k8s", "mcp"]
+        );
+    }
 
     fn names(text: &str, python: bool) -> bool {
         let path = Path::new("proj/src/k8s.py");
