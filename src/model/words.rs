@@ -243,20 +243,36 @@ pub fn says_unused(description: &str) -> bool {
 }
 
 /// Does `text` give a range that ends at `n` ("1-20", "1 – 1000", "0 to
-/// 50", "1..=100")?
+/// 50", "1..=100"), or a list of the values allowed that ends at it ("10,
+/// 50, or 100", "25 | 100")?
 pub fn states_range_to(text: &str, n: &str) -> bool {
     text.match_indices(n).any(|(i, _)| {
         if text[i + n.len()..].starts_with(|c: char| c.is_ascii_digit()) {
             return false;
         }
         let before = text[..i].trim_end();
-        let Some(rest) = ["-", "–", "to", "..=", ".."]
+        if let Some(rest) = ["-", "–", "to", "..=", ".."]
             .iter()
             .find_map(|sep| before.strip_suffix(sep))
+        {
+            return rest.trim_end().ends_with(|c: char| c.is_ascii_digit());
+        }
+        // A list: the value before the separator is a number of its own
+        // (not the `8` of `utf-8, 20 shown`).
+        let Some(rest) = [",", "|", "/"]
+            .iter()
+            .find_map(|sep| before.strip_suffix(sep))
+            .or_else(|| {
+                let rest = before.strip_suffix("or")?.trim_end();
+                Some(rest.strip_suffix(',').unwrap_or(rest))
+            })
         else {
             return false;
         };
-        rest.trim_end().ends_with(|c: char| c.is_ascii_digit())
+        rest.split_whitespace()
+            .next_back()
+            .map(|w| w.trim_start_matches(['(', '[']))
+            .is_some_and(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
     })
 }
 
@@ -382,5 +398,9 @@ mod tests {
         assert!(!states_range_to("1-10000 rows", "1000"));
         assert!(!states_range_to("returns 1000 rows", "1000"));
         assert!(!states_range_to("utf-8, 20 shown", "20"));
+        assert!(states_range_to("results per page (10, 50, or 100)", "100"));
+        assert!(states_range_to("page size: 25 | 100", "100"));
+        assert!(!states_range_to("the top 100", "100"));
+        assert!(!states_range_to("for 100 rows", "100"));
     }
 }
