@@ -14,12 +14,13 @@ use rayon::prelude::*;
 
 mod set_aside;
 use set_aside::{
-    api_documents_beside_tools, doc_code_beside_code, doc_manifests_beside_code,
-    framework_tools_nothing_names, langchain_tools_of_text_agents, lists_nothing_imports,
-    modules_nothing_runs, modules_shadowed_by_packages, parameters_read_elsewhere,
-    read_elsewhere_in_units, schema_documents_beside_code, set_aside_files, stale_module_copies,
-    stub_servers, templates_beside_tools, tools_of_commented_out_functions,
-    tools_of_own_decorators, unknown_schemas_in_units, unnamed_doc_manifests,
+    api_documents_beside_tools, captured_tool_lists, doc_code_beside_code,
+    doc_manifests_beside_code, framework_tools_nothing_names, langchain_tools_of_text_agents,
+    lists_nothing_imports, modules_nothing_runs, modules_shadowed_by_packages,
+    parameters_read_elsewhere, read_elsewhere_in_units, schema_documents_beside_code,
+    set_aside_files, stale_module_copies, stub_servers, templates_beside_tools,
+    tool_modules_left_out, tools_of_commented_out_functions, tools_of_own_decorators,
+    unknown_schemas_in_units, unnamed_doc_manifests,
 };
 
 use crate::discover::{self, Candidate, FileKind, WalkOptions, display_path};
@@ -266,7 +267,7 @@ pub fn scan_with_progress(
         .map(|r| &*r.facts.file)
         .chain(py_sources.iter().map(|f| &**f))
         .collect();
-    let (stubs, unrun) = if dynamic_imports {
+    let (stubs, unrun, left_out) = if dynamic_imports {
         Default::default()
     } else {
         (
@@ -279,8 +280,17 @@ pub fn scan_with_progress(
                 &explicit,
                 &launchers,
             ),
+            tool_modules_left_out(
+                &tools,
+                &import_paths,
+                &imports_of,
+                &explicit,
+                &sources,
+                &launchers,
+            ),
         )
     };
+    let captured = captured_tool_lists(&tools, &sources);
     let own_decorators = tools_of_own_decorators(&mut tools, &sources);
     let read_elsewhere = parameters_read_elsewhere(&tools, &sources);
     drop(sources);
@@ -378,6 +388,20 @@ pub fn scan_with_progress(
         );
     }
     drop(imports);
+    set_aside_files(
+        &mut tools,
+        &mut diagnostics,
+        &mut notifications,
+        captured,
+        "tools not checked: a record of another server's tool list, which a script of the scan captures from it (`list_tools()`) and writes here; the project offers that server, not this file",
+    );
+    set_aside_files(
+        &mut tools,
+        &mut diagnostics,
+        &mut notifications,
+        left_out,
+        "tools not checked: they register on an imported server object only when this module is imported, and no Python file of the scan imports it, though the scan imports other modules that register on the same object",
+    );
     if !dynamic_imports {
         stale_module_copies(
             &mut tools,

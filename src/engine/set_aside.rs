@@ -337,6 +337,168 @@ pub(super) fn stale_module_copies(
     );
 }
 
+/// Python tool modules left out of their server: a module whose tools
+/// register on a server object it imports from another module of the scan
+/// (`from app.shared import mcp`, then `@mcp.tool()`) registers them only
+/// when something imports it. When no Python file of the scan imports it,
+/// while another module registering on the same object is imported, the
+/// project picks its tool modules and has left this one out (`# from
+/// app.tools import layers  # DISABLED`); only its tests, which are not
+/// scanned, import it. Returns their files (display paths), to set aside.
+/// Not when any file of the scan names the module's stem in an import,
+/// resolved or not (the resolver may miss a route Python takes), nor when
+/// the scan's Python code (comments aside) or a README, Dockerfile, script
+/// or configuration names it ([`crate::python::scripts::names_script`]);
+/// not a package's `__init__.py`, a script (`__main__`) or a file named on
+/// the command line.
+pub(super) fn tool_modules_left_out(
+    tools: &[ToolDef],
+    import_paths: &[(PathBuf, Vec<Vec<String>>)],
+    imports: &Imports,
+    explicit: &[&Path],
+    sources: &[&SourceFile],
+    launchers: &[PathBuf],
+) -> std::collections::BTreeSet<String> {
+    use crate::python::modules::Imported;
+    // Each Python file with tools on an imported server object: the object
+    // (its module's index and name), and whether the file is imported.
+    let mut by_object: BTreeMap<(usize, &str), Vec<(usize, bool)>> = BTreeMap::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for t in tools.iter().filter(|t| in_code(t)) {
+        let Some(i) = imports.index.position(&t.file.path) else {
+            continue;
+        };
+        let Some((_, server)) = t.group.rsplit_once('#') else {
+            continue;
+        };
+        if !seen.insert((i, server)) {
+            continue;
+        }
+        let made_elsewhere = import_paths[i].1.iter().find_map(|p| {
+            match imports.index.resolve(&import_paths[i].0, p)? {
+                Imported::Name(j, name) if j != i && name == server => Some(j),
+                _ => None,
+            }
+        });
+        if let Some(j) = made_elsewhere {
+            by_object
+                .entry((j, server))
+                .or_default()
+                .push((i, imports.imported(i)));
+        }
+    }
+    let named_in_imports = |stem: &str| {
+        import_paths
+            .iter()
+            .any(|(_, paths)| paths.iter().flatten().any(|part| part == stem))
+    };
+    let mut paths: Vec<&Path> = Vec::new();
+    for files in by_object.values() {
+        if !files.iter().any(|&(_, imported)| imported) {
+            continue;
+        }
+        for &(i, _) in files.iter().filter(|(_, imported)| !imported) {
+            let path = import_paths[i].0.as_path();
+            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            let script = tools
+                .iter()
+                .find(|t| t.file.path == path)
+                .is_none_or(|t| t.file.text.contains("__main__"));
+            if !(stem == "__init__"
+                || stem == "__main__"
+                || script
+                || explicit.contains(&path)
+                || named_in_imports(stem)
+                || paths.contains(&path))
+            {
+                paths.push(path);
+            }
+        }
+    }
+    if paths.is_empty() {
+        return Default::default();
+    }
+    let paths = unnamed_in_launchers(unnamed_in_python(paths, sources), launchers);
+    tools
+        .iter()
+        .filter(|t| paths.contains(&t.file.path.as_path()))
+        .map(|t| t.file.display.to_string())
+        .collect()
+}
+
+/// Tool lists a script of the scan captured from another server: a Python
+/// file that asks a server for its tools (`client.list_tools()`) and writes
+/// a file whose name matches the list's (`contract_root /
+/// f"{version}.tools.json"` for `contracts/0.2.46.tools.json`) records
+/// that server's surface, often trimmed on purpose (descriptions left out
+/// of a fingerprint); the project offers the server itself, not the
+/// record. Returns the lists' files (display paths), to set aside. The
+/// name matches when the source holds it whole in a string, or a part of
+/// it after a `.`, `-` or `_` right after an f-string hole (`}.tools.json"`).
+pub(super) fn captured_tool_lists(
+    tools: &[ToolDef],
+    sources: &[&SourceFile],
+) -> std::collections::BTreeSet<String> {
+    let capturing: Vec<&str> = sources
+        .iter()
+        .map(|f| &*f.text)
+        .filter(|t| t.contains("list_tools(") && WRITES.iter().any(|w| t.contains(w)))
+        .collect();
+    if capturing.is_empty() {
+        return Default::default();
+    }
+    let mut out = std::collections::BTreeSet::new();
+    let listed = |t: &&ToolDef| {
+        matches!(
+            t.file.path.extension().and_then(|e| e.to_str()),
+            Some("json" | "yaml" | "yml")
+        )
+    };
+    for t in tools.iter().filter(listed) {
+        if out.contains(&*t.file.display) {
+            continue;
+        }
+        let Some(name) = t.file.path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if capturing.iter().any(|text| writes_name(text, name)) {
+            out.insert(t.file.display.to_string());
+        }
+    }
+    out
+}
+
+/// Calls that write a file.
+const WRITES: &[&str] = &["write_text(", "json.dump(", ".write("];
+
+/// Does `text` hold the file name `name` in a string: whole after a quote
+/// or `/`, or from a `.`, `-` or `_` on, right after an f-string hole?
+fn writes_name(text: &str, name: &str) -> bool {
+    let whole = ['"', '\'', '/'].iter().any(|q| {
+        text.match_indices(name).any(|(i, _)| {
+            text[..i].ends_with(*q) && text[i + name.len()..].starts_with(['"', '\''])
+        })
+    });
+    whole
+        || name
+            .char_indices()
+            .filter(|&(i, c)| i > 0 && matches!(c, '.' | '-' | '_'))
+            .any(|(i, _)| {
+                let part = &name[i..];
+                // Not the bare extension: `}.json"` names any JSON file.
+                Some(part)
+                    != Path::new(name)
+                        .extension()
+                        .and_then(|e| e.to_str())
+                        .map(|e| &name[name.len() - e.len() - 1..])
+                    && [format!("}}{part}\""), format!("}}{part}'")]
+                        .iter()
+                        .any(|p| text.contains(p.as_str()))
+            })
+}
+
 /// The scan's Python files (`import_paths`) and who imports each, resolved
 /// as Python does from the importing file's folder and its parents: built
 /// once, read by the passes that ask what nothing imports.

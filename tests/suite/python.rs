@@ -219,6 +219,41 @@ fn tool_lists_in_modules_nothing_imports_are_set_aside_unless_named() {
     assert_eq!(named.diagnostics.len(), 1);
 }
 
+/// A tool module that registers on a server object made elsewhere and
+/// that nothing imports, while its siblings are imported, is left out of
+/// the server (its import commented out; only an unscanned test imports
+/// it): set aside with a note when walked, judged when named.
+#[test]
+fn tool_modules_left_out_of_their_server_are_set_aside_unless_named() {
+    use std::path::Path;
+    let dir = Path::new("tests/fixtures/M102/good-python-tool-module-left-out");
+    let walked = super::util::scan(&[dir], &["M102"], &[]);
+    assert!(walked.diagnostics.is_empty());
+    let names: Vec<&str> = walked.tools.iter().map(|t| t.name.value.as_str()).collect();
+    assert_eq!(names, ["pixelkit_resize_canvas", "pixelkit_run_script"]);
+    let notes: Vec<&str> = walked
+        .notifications
+        .iter()
+        .filter(|n| {
+            n.message
+                .contains("other modules that register on the same object")
+        })
+        .filter_map(|n| n.path.as_deref())
+        .collect();
+    assert_eq!(notes.len(), 2, "{:?}", walked.notifications);
+    assert!(
+        notes
+            .iter()
+            .all(|p| p.ends_with("filters.py") || p.ends_with("layers.py"))
+    );
+    let named = super::util::scan(
+        &[&dir.join("pixelkit_mcp/tools/filters.py")],
+        &["M102"],
+        &[],
+    );
+    assert_eq!(named.diagnostics.len(), 1);
+}
+
 /// Agent frameworks' call forms: pydantic-ai's `Agent(tools=[f, Tool(g,
 /// name=..)])` and `agent.tool_plain(self.method)` on an agent parameter,
 /// LangChain's `StructuredTool.from_function(func=.., name=..)` and
