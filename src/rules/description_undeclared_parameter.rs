@@ -344,6 +344,17 @@ fn declared(tool: &ToolDef) -> Option<Vec<&str>> {
     let closed = schema
         .get("additionalProperties")
         .is_some_and(|a| a.as_bool() == Some(false));
+    // A property of unknown shape (`{}`: a type toolaudit did not resolve,
+    // such as a pydantic model imported from another module) may hold the
+    // keys the description documents.
+    let unknown = |p: &Node| p.members().is_some_and(<[_]>::is_empty);
+    if schema
+        .get("properties")
+        .and_then(Node::members)
+        .is_some_and(|props| props.iter().any(|m| unknown(&m.value)))
+    {
+        return None;
+    }
     match schema.get("properties").and_then(Node::members) {
         Some(props) if !props.is_empty() || closed => {
             Some(props.iter().map(|m| m.key.as_str()).collect())
