@@ -285,13 +285,30 @@ fn python_value(v: &serde_json::Value) -> String {
     }
 }
 
-/// A plausible typo of a field name, for the message.
+/// A plausible typo of a field name, for the message: two neighbouring
+/// letters swapped, the first pair from the second letter on that differs
+/// (`ofsfet` for `offset`, not `offset` again), else an `s` added.
 fn misspell(name: &str) -> String {
     let mut c: Vec<char> = name.chars().collect();
-    if c.len() > 3 {
-        c.swap(1, 2);
-    } else {
-        c.push('s');
+    match (1..c.len().saturating_sub(1)).find(|&i| c.len() > 3 && c[i] != c[i + 1]) {
+        Some(i) => c.swap(i, i + 1),
+        None => c.push('s'),
     }
     c.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::misspell;
+
+    #[test]
+    fn a_misspelling_differs_from_the_name() {
+        assert_eq!(misspell("limit"), "lmiit");
+        assert_eq!(misspell("offset"), "ofsfet");
+        assert_eq!(misspell("add"), "adds");
+        assert_eq!(misspell("aaaa"), "aaaas");
+        for n in ["offset", "all", "x", "", "book_id", "ssss"] {
+            assert_ne!(misspell(n), n);
+        }
+    }
 }
