@@ -107,6 +107,24 @@ impl Rule for UnreadDeclaredArgument {
                 if f.says_unavailable || f.simulates || says_stub(&t.def) {
                     continue;
                 }
+                // A tool that uses none of its parameters and whose
+                // description says, anywhere, that it cannot act ("IMPORTANT:
+                // the litigation API is not available"): its answer comes from
+                // elsewhere (`return _litigation_unavailable()`).
+                let uses_none = f
+                    .params
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| declared.contains(&p.name))
+                    .all(|(i, _)| f.unused_params.contains(&i));
+                if uses_none
+                    && t.def
+                        .description
+                        .as_ref()
+                        .is_some_and(|d| d.value.lines().any(crate::model::words::says_unavailable))
+                {
+                    continue;
+                }
                 for &i in &f.unused_params {
                     let Some(p) = f.params.get(i) else {
                         continue;
