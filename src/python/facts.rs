@@ -2246,7 +2246,14 @@ fn into_error(e: TsNode, src: &str) -> bool {
                 let callee = p
                     .child_by_field_name("function")
                     .map_or("", |f| text(f, src));
-                if callee.ends_with("Error") || callee.ends_with("Exception") {
+                // `ApiError(..)`, `ApiError.from_http_error(..)`,
+                // `error_response(..)`.
+                let last = callee.rsplit('.').next().unwrap_or_default();
+                if callee
+                    .split('.')
+                    .any(|s| s.ends_with("Error") || s.ends_with("Exception"))
+                    || last.to_ascii_lowercase().contains("error")
+                {
                     return true;
                 }
             }
