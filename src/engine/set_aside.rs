@@ -365,15 +365,16 @@ pub(super) fn tool_modules_left_out(
     let mut by_object: BTreeMap<(usize, &str), Vec<(usize, bool)>> = BTreeMap::new();
     let mut seen = std::collections::BTreeSet::new();
     for t in tools.iter().filter(|t| in_code(t)) {
-        let Some(i) = imports.index.position(&t.file.path) else {
-            continue;
-        };
         let Some((_, server)) = t.group.rsplit_once('#') else {
             continue;
         };
-        if !seen.insert((i, server)) {
+        // Each file and server object once (a file holds many tools).
+        if !seen.insert((t.file.path.as_path(), server)) {
             continue;
         }
+        let Some(i) = imports.index.position(&t.file.path) else {
+            continue;
+        };
         let made_elsewhere = import_paths[i].1.iter().find_map(|p| {
             match imports.index.resolve(&import_paths[i].0, p)? {
                 Imported::Name(j, name) if j != i && name == server => Some(j),

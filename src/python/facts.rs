@@ -2721,9 +2721,6 @@ fn item_preview(e: TsNode, src: &str) -> bool {
     false
 }
 
-/// The parameters (not `self`, context or `_`-prefixed) that no name in
-/// the body refers to. None when the body is a stub (`...`, `pass`,
-/// `raise NotImplementedError`) or passes its locals on (`locals()`).
 /// Does a function body make up values with the `random` module
 /// (`random.choice(..)`, `random.randint(..)`, `np.random.uniform(..)`)?
 /// Shuffling or sampling real data (`random.shuffle(found)`) is not
@@ -2794,6 +2791,9 @@ fn stub_body(body: TsNode, src: &str) -> bool {
         })
 }
 
+/// The parameters (not `self`, context or `_`-prefixed) that no name in
+/// the body refers to. None when the body is a stub (`...`, `pass`,
+/// `raise NotImplementedError`) or passes its locals on (`locals()`).
 fn unused_params(params: &[ParamFact], body: TsNode, src: &str) -> Vec<usize> {
     let doc = first_docstring(body);
     let mut c = body.walk();
